@@ -106,7 +106,10 @@ pub fn x86_64_insts() -> Vec<x86_64::Inst> {
         .into_iter()
         .enumerate()
     {
-        for (j, index) in [Reg::RCX, Reg::R12, Reg::R15, Reg::RBP].into_iter().enumerate() {
+        for (j, index) in [Reg::RCX, Reg::R12, Reg::R15, Reg::RBP]
+            .into_iter()
+            .enumerate()
+        {
             let scale = 1 << ((i + j) % 4);
             let disp = [0, 8, -1024, i32::MAX][(i * 4 + j) % 4];
             amodes.push(Amode::indexed(base, index, scale, disp));
@@ -237,10 +240,16 @@ pub fn x86_64_insts() -> Vec<x86_64::Inst> {
         src: r(11),
     });
     for (i, cond) in Cond::ALL.into_iter().enumerate() {
-        v.push(Setcc { cond, dst: r(i as u8) });
+        v.push(Setcc {
+            cond,
+            dst: r(i as u8),
+        });
     }
     for (d, s) in [(0, 0), (1, 4), (9, 7), (15, 12)] {
-        v.push(Movzx8 { dst: r(d), src: r(s) });
+        v.push(Movzx8 {
+            dst: r(d),
+            src: r(s),
+        });
     }
     for (d, s) in [(0, 4), (4, 0), (5, 13), (12, 15), (15, 8)] {
         v.push(MovRR {
@@ -415,8 +424,14 @@ pub fn x86_64_insts() -> Vec<x86_64::Inst> {
             dst: x(s),
             src: x(d),
         });
-        v.push(MovXX { dst: x(d), src: x(s) });
-        v.push(Xorps { dst: x(s), src: x(s) });
+        v.push(MovXX {
+            dst: x(d),
+            src: x(s),
+        });
+        v.push(Xorps {
+            dst: x(s),
+            src: x(s),
+        });
     }
     for size in [Size::S64, Size::S32] {
         for (f, g) in [(0, 0), (15, 12), (8, 5), (3, 15)] {
@@ -437,7 +452,491 @@ pub fn x86_64_insts() -> Vec<x86_64::Inst> {
 
 /// The AArch64 rows.
 pub fn arm64_insts() -> Vec<arm64::Inst> {
-    Vec::new()
+    use arm64::{AddSub, Cond, FOp, FReg, Inst::*, LdSt, Logic, PairMode, Prec, Reg, Shift, Size};
+    let x = |n: u8| Reg::x(n).unwrap();
+    let f = |n: u8| FReg::new(n).unwrap();
+    let (sp, zr) = (Reg::SP, Reg::XZR);
+    let mut v = Vec::new();
+    // Register triples that visit every register in every field, plus
+    // x29/x30 and xzr where the field allows it.
+    let triples: Vec<(Reg, Reg, Reg)> = (0..31)
+        .map(|i| (x(i), x((i + 11) % 31), x((i + 22) % 31)))
+        .chain([(zr, x(1), x(2)), (x(0), zr, x(30)), (x(29), x(30), zr)])
+        .collect();
+    for op in [AddSub::Add, AddSub::Sub] {
+        for flags in [false, true] {
+            for (i, &(rd, rn, rm)) in triples
+                .iter()
+                .enumerate()
+                .step_by(if flags { 5 } else { 2 })
+            {
+                v.push(AluRR {
+                    op,
+                    flags,
+                    size: if i % 3 == 0 { Size::S32 } else { Size::S64 },
+                    rd,
+                    rn,
+                    rm,
+                });
+            }
+            // Immediates: 0, 1, 4095, with and without lsl #12; sp operands
+            // (only without flags for rd).
+            for (i, (imm12, lsl12)) in [
+                (0, false),
+                (1, false),
+                (4095, false),
+                (1, true),
+                (4095, true),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let (rd, rn) = match (i, flags) {
+                    (0, false) => (sp, sp),
+                    (1, false) => (x(0), sp),
+                    (2, false) => (sp, x(30)),
+                    (_, true) if i == 4 => (zr, sp), // cmp sp, #..
+                    _ => (x(i as u8 * 7), x(29)),
+                };
+                v.push(AluRI {
+                    op,
+                    flags,
+                    size: if i == 3 { Size::S32 } else { Size::S64 },
+                    rd,
+                    rn,
+                    imm12,
+                    lsl12,
+                });
+            }
+        }
+    }
+    for op in [
+        Logic::And,
+        Logic::Orr,
+        Logic::Eor,
+        Logic::Ands,
+        Logic::Bic,
+        Logic::Orn,
+    ] {
+        for (i, &(rd, rn, rm)) in triples.iter().enumerate().step_by(4) {
+            v.push(LogicRR {
+                op,
+                size: if i % 8 == 4 { Size::S32 } else { Size::S64 },
+                rd,
+                rn,
+                rm,
+            });
+        }
+    }
+    // Bitmask immediates: every element size, rotations, wrap-around runs.
+    let masks64: [u64; 12] = [
+        1,
+        0xff,
+        0xffff_ffff,
+        0x7fff_ffff_ffff_ffff,
+        0x8000_0000_0000_0000,
+        0xffff_fffe_ffff_ffff,
+        0x5555_5555_5555_5555,
+        0xaaaa_aaaa_aaaa_aaaa,
+        0x3333_3333_3333_3333,
+        0x0f0f_0f0f_0f0f_0f0f,
+        0x00ff_00ff_00ff_00ff,
+        0x8000_0001_8000_0001,
+    ];
+    for (i, imm) in masks64.into_iter().enumerate() {
+        let op = [Logic::And, Logic::Orr, Logic::Eor, Logic::Ands][i % 4];
+        let rd = match (op, i) {
+            (Logic::Ands, _) => x(i as u8),
+            (_, 1) => sp, // and sp, x0, #0xff: rd means sp here
+            _ => x(30 - i as u8),
+        };
+        v.push(LogicRI {
+            op,
+            size: Size::S64,
+            rd,
+            rn: if i == 2 { zr } else { x(i as u8 + 3) },
+            imm,
+        });
+    }
+    for (i, imm) in [
+        1u64,
+        0x7fff_ffff,
+        0x8000_0000,
+        0xffff_fffe,
+        0x5555_5555,
+        0xf0f0_f0f0,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        v.push(LogicRI {
+            op: [Logic::And, Logic::Orr, Logic::Eor, Logic::Ands][i % 4],
+            size: Size::S32,
+            rd: x(i as u8 + 9),
+            rn: x(28 - i as u8),
+            imm,
+        });
+    }
+    for op in [Shift::Lsl, Shift::Lsr, Shift::Asr] {
+        for &(rd, rn, rm) in triples.iter().step_by(10) {
+            v.push(ShiftRR {
+                op,
+                size: Size::S64,
+                rd,
+                rn,
+                rm,
+            });
+        }
+        v.push(ShiftRR {
+            op,
+            size: Size::S32,
+            rd: x(5),
+            rn: x(6),
+            rm: x(7),
+        });
+        for (amount, size) in [
+            (0, Size::S64),
+            (1, Size::S64),
+            (63, Size::S64),
+            (31, Size::S32),
+            (1, Size::S32),
+        ] {
+            v.push(ShiftRI {
+                op,
+                size,
+                rd: x(amount % 31),
+                rn: x(30 - amount % 31),
+                amount,
+            });
+        }
+    }
+    for (signed, from_bits) in [(true, 8), (true, 16), (true, 32), (false, 8), (false, 16)] {
+        v.push(Extend {
+            signed,
+            from_bits,
+            rd: x(from_bits % 31),
+            rn: x(30 - from_bits % 29),
+        });
+    }
+    for &(rd, rn, rm) in triples.iter().step_by(6) {
+        v.push(MulAdd {
+            sub: false,
+            size: Size::S64,
+            rd,
+            rn,
+            rm,
+            ra: zr,
+        });
+        v.push(MulAdd {
+            sub: true,
+            size: Size::S64,
+            rd,
+            rn,
+            rm,
+            ra: x(17),
+        });
+        v.push(Div {
+            signed: true,
+            size: Size::S64,
+            rd,
+            rn,
+            rm,
+        });
+    }
+    v.push(MulAdd {
+        sub: false,
+        size: Size::S32,
+        rd: x(1),
+        rn: x(2),
+        rm: x(3),
+        ra: x(4),
+    });
+    v.push(Div {
+        signed: false,
+        size: Size::S32,
+        rd: x(30),
+        rn: x(29),
+        rm: x(28),
+    });
+    for (i, cond) in Cond::ALL.into_iter().enumerate() {
+        let i = i as u8;
+        if !matches!(cond, Cond::Al | Cond::Nv) {
+            v.push(Cset {
+                size: if i % 2 == 0 { Size::S64 } else { Size::S32 },
+                rd: x(i * 2),
+                cond,
+            });
+        }
+        v.push(Csel {
+            size: Size::S64,
+            rd: x(30 - i),
+            rn: x(i),
+            rm: x(i + 1),
+            cond,
+        });
+        v.push(BCond {
+            cond,
+            offset: [0, 4, -4, 1_048_572, -1_048_576][i as usize % 5],
+        });
+    }
+    for (rd, rn) in [
+        (x(0), x(1)),
+        (x(29), x(30)),
+        (x(0), sp),
+        (sp, x(0)),
+        (sp, x(29)),
+        (x(7), zr),
+    ] {
+        v.push(Mov {
+            size: Size::S64,
+            rd,
+            rn,
+        });
+    }
+    v.push(Mov {
+        size: Size::S32,
+        rd: x(3),
+        rn: x(4),
+    });
+    for (imm16, hw) in [(0u16, 0u8), (1, 1), (0xffff, 2), (0x8000, 3)] {
+        let rd = x(hw * 10);
+        v.push(Movz {
+            size: Size::S64,
+            rd,
+            imm16,
+            hw,
+        });
+        v.push(Movn {
+            size: Size::S64,
+            rd,
+            imm16,
+            hw,
+        });
+        v.push(Movk {
+            size: Size::S64,
+            rd,
+            imm16,
+            hw,
+        });
+    }
+    v.push(Movz {
+        size: Size::S32,
+        rd: x(30),
+        imm16: 0xffff,
+        hw: 1,
+    });
+    v.push(Movk {
+        size: Size::S32,
+        rd: x(29),
+        imm16: 0x1234,
+        hw: 0,
+    });
+    // Constant sequences: the table shows the instructions they expand to.
+    for value in [
+        0u64,
+        0x1234_5678_9abc_def0,
+        0xffff_ffff_ffff_0000,
+        0x0000_ffff_0000_ffff,
+    ] {
+        v.extend(arm64::load_const(x(9), value));
+    }
+    for offset in [0, 4, -4, 134_217_724, -134_217_728] {
+        v.push(B { offset });
+        v.push(Bl { offset });
+    }
+    for (i, offset) in [0, 8, -8, 1_048_572, -1_048_576].into_iter().enumerate() {
+        v.push(Cbz {
+            nonzero: i % 2 == 1,
+            size: if i == 2 { Size::S32 } else { Size::S64 },
+            rt: [x(0), x(30), zr, x(15), x(29)][i],
+            offset,
+        });
+    }
+    for r in [x(0), x(16), x(29), x(30)] {
+        v.push(Br { rn: r });
+        v.push(Blr { rn: r });
+        v.push(Ret { rn: r });
+    }
+    for (i, offset) in [0, 1, -1, 1_048_575, -1_048_576].into_iter().enumerate() {
+        v.push(Adr {
+            rd: x(i as u8 * 7),
+            offset,
+        });
+    }
+    for (i, offset) in [0i64, 4096, -4096, (1 << 32) - 4096, -(1 << 32)]
+        .into_iter()
+        .enumerate()
+    {
+        v.push(Adrp {
+            rd: x(30 - i as u8),
+            offset,
+        });
+    }
+    // Loads and stores: every width, bases x0..x30 and sp, the scaled
+    // range ends, unscaled -256..255, register offsets.
+    for (i, op) in LdSt::ALL.into_iter().enumerate() {
+        let size = op.bytes() as i32;
+        let i8_ = i as u8;
+        for (j, (offset, rn)) in [
+            (0, sp),
+            (size, x(29)),
+            (4095 * size, x(i8_)),
+            (8 * size, x(30)),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            v.push(Mem {
+                op,
+                rt: [x(i8_ + 1), zr, x(30), x(7)][j],
+                rn,
+                offset,
+            });
+        }
+        for (j, offset) in [-256, -1, 1, 255].into_iter().enumerate() {
+            v.push(MemUnscaled {
+                op,
+                rt: x((i8_ * 3 + j as u8) % 31),
+                rn: if j == 0 { sp } else { x(30 - j as u8) },
+                offset,
+            });
+        }
+        for scaled in [false, true] {
+            v.push(MemReg {
+                op,
+                rt: x(i8_ + 2),
+                rn: if scaled { sp } else { x(20) },
+                rm: if scaled { x(30) } else { zr },
+                scaled,
+            });
+        }
+    }
+    for load in [false, true] {
+        for (mode, offset) in [
+            (PairMode::PreIndex, -16),
+            (PairMode::PostIndex, 16),
+            (PairMode::Offset, 0),
+            (PairMode::Offset, 504),
+            (PairMode::Offset, -512),
+        ] {
+            v.push(Pair {
+                load,
+                mode,
+                rt: x(29),
+                rt2: x(30),
+                rn: sp,
+                offset,
+            });
+        }
+        v.push(Pair {
+            load,
+            mode: PairMode::Offset,
+            rt: x(0),
+            rt2: zr,
+            rn: x(1),
+            offset: 8,
+        });
+    }
+    // Floating point: f0..f31 across the fields.
+    for prec in [Prec::F64, Prec::F32] {
+        for op in FOp::ALL {
+            for i in [0u8, 9, 31] {
+                v.push(FArith {
+                    op,
+                    prec,
+                    rd: f(i),
+                    rn: f((i + 1) % 32),
+                    rm: f(31 - i),
+                });
+            }
+        }
+        for op in [
+            arm64::FUnary::Mov,
+            arm64::FUnary::Abs,
+            arm64::FUnary::Neg,
+            arm64::FUnary::Sqrt,
+        ] {
+            v.push(arm64::Inst::FUnary {
+                op,
+                prec,
+                rd: f(31),
+                rn: f(16),
+            });
+        }
+        for (a, b) in [(0, 1), (31, 15)] {
+            v.push(Fcmp {
+                prec,
+                rn: f(a),
+                rm: f(b),
+            });
+        }
+        for size in [Size::S64, Size::S32] {
+            for (fi, ri) in [(0u8, zr), (31, x(30)), (8, x(9))] {
+                v.push(Scvtf {
+                    prec,
+                    size,
+                    rd: f(fi),
+                    rn: ri,
+                });
+                v.push(Fcvtzs {
+                    prec,
+                    size,
+                    rd: ri,
+                    rn: f(fi),
+                });
+            }
+        }
+        for (fi, ri) in [(0u8, zr), (31, x(30)), (17, x(3))] {
+            v.push(FmovToF {
+                prec,
+                rd: f(fi),
+                rn: ri,
+            });
+            v.push(FmovFromF {
+                prec,
+                rd: ri,
+                rn: f(fi),
+            });
+        }
+        let size = if prec == Prec::F64 { 8 } else { 4 };
+        for load in [true, false] {
+            for (i, (offset, rn)) in [(0, sp), (size, x(0)), (4095 * size, x(30))]
+                .into_iter()
+                .enumerate()
+            {
+                v.push(FMem {
+                    load,
+                    prec,
+                    rt: f([0, 15, 31][i]),
+                    rn,
+                    offset,
+                });
+            }
+            for (i, offset) in [-256, 255].into_iter().enumerate() {
+                v.push(FMemUnscaled {
+                    load,
+                    prec,
+                    rt: f([7, 24][i]),
+                    rn: if i == 0 { sp } else { x(29) },
+                    offset,
+                });
+            }
+        }
+    }
+    for (d, n) in [(0, 1), (31, 30)] {
+        v.push(Fcvt {
+            to: Prec::F64,
+            rd: f(d),
+            rn: f(n),
+        });
+        v.push(Fcvt {
+            to: Prec::F32,
+            rd: f(n),
+            rn: f(d),
+        });
+    }
+    v.push(Nop);
+    v
 }
 
 /// The RISC-V rows.

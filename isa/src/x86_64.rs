@@ -420,7 +420,11 @@ pub enum Inst {
         imm: i32,
     },
     /// `test %b, %a`: flags of a & b.
-    Test { size: Size, a: Reg, b: Reg },
+    Test {
+        size: Size,
+        a: Reg,
+        b: Reg,
+    },
     /// `shl $amount, %dst`
     ShiftRI {
         op: Shift,
@@ -429,9 +433,17 @@ pub enum Inst {
         amount: u8,
     },
     /// `shl %cl, %dst`: shift count in cl.
-    ShiftRCl { op: Shift, size: Size, dst: Reg },
+    ShiftRCl {
+        op: Shift,
+        size: Size,
+        dst: Reg,
+    },
     /// `imul %src, %dst`
-    Imul { size: Size, dst: Reg, src: Reg },
+    Imul {
+        size: Size,
+        dst: Reg,
+        src: Reg,
+    },
     /// `imul $imm, %src, %dst`
     ImulRI {
         size: Size,
@@ -440,26 +452,57 @@ pub enum Inst {
         imm: i32,
     },
     /// `neg %dst`
-    Neg { size: Size, dst: Reg },
+    Neg {
+        size: Size,
+        dst: Reg,
+    },
     /// `not %dst`
-    Not { size: Size, dst: Reg },
+    Not {
+        size: Size,
+        dst: Reg,
+    },
     /// `cqto` / `cltd`: sign-extend rax into rdx before `idiv`.
-    SignExtendRax { size: Size },
+    SignExtendRax {
+        size: Size,
+    },
     /// `idiv %src`: rdx:rax / src, quotient in rax, remainder in rdx.
-    Idiv { size: Size, src: Reg },
+    Idiv {
+        size: Size,
+        src: Reg,
+    },
     /// `div %src`: unsigned division.
-    Div { size: Size, src: Reg },
+    Div {
+        size: Size,
+        src: Reg,
+    },
     /// `setcc %dst8`
-    Setcc { cond: Cond, dst: Reg },
+    Setcc {
+        cond: Cond,
+        dst: Reg,
+    },
     /// `movzbl %src8, %dst32`: zero-extend a byte (after `setcc`).
-    Movzx8 { dst: Reg, src: Reg },
+    Movzx8 {
+        dst: Reg,
+        src: Reg,
+    },
     /// `mov %src, %dst`
-    MovRR { size: Size, dst: Reg, src: Reg },
+    MovRR {
+        size: Size,
+        dst: Reg,
+        src: Reg,
+    },
     /// `movl $imm, %dst32` (`B8+r`, zero-extends; imm in i32 or u32 range)
     /// or `movq $imm, %dst` (`C7 /0`, sign-extended imm32).
-    MovRI { size: Size, dst: Reg, imm: i64 },
+    MovRI {
+        size: Size,
+        dst: Reg,
+        imm: i64,
+    },
     /// `movabsq $imm, %dst`: the only 64-bit immediate.
-    MovAbs { dst: Reg, imm: i64 },
+    MovAbs {
+        dst: Reg,
+        imm: i64,
+    },
     /// Load `width` bytes, extended to the full register.
     Load {
         width: Width,
@@ -468,27 +511,58 @@ pub enum Inst {
         addr: Amode,
     },
     /// Store the low `width` bytes of `src`.
-    Store { width: Width, src: Reg, addr: Amode },
+    Store {
+        width: Width,
+        src: Reg,
+        addr: Amode,
+    },
     /// Store an immediate (sign-extended to 64 bits for `W64`).
-    StoreImm { width: Width, imm: i32, addr: Amode },
+    StoreImm {
+        width: Width,
+        imm: i32,
+        addr: Amode,
+    },
     /// `leaq addr, %dst`
-    Lea { dst: Reg, addr: Amode },
-    Push { src: Reg },
-    Pop { dst: Reg },
+    Lea {
+        dst: Reg,
+        addr: Amode,
+    },
+    Push {
+        src: Reg,
+    },
+    Pop {
+        dst: Reg,
+    },
     /// `jmp disp`, rel8 (`EB`).
-    JmpShort { disp: i32 },
+    JmpShort {
+        disp: i32,
+    },
     /// `jmp disp`, rel32 (`E9`).
-    JmpNear { disp: i32 },
+    JmpNear {
+        disp: i32,
+    },
     /// `jcc disp`, rel8 (`70+cc`).
-    JccShort { cond: Cond, disp: i32 },
+    JccShort {
+        cond: Cond,
+        disp: i32,
+    },
     /// `jcc disp`, rel32 (`0F 80+cc`).
-    JccNear { cond: Cond, disp: i32 },
+    JccNear {
+        cond: Cond,
+        disp: i32,
+    },
     /// `call disp`, rel32 (`E8`), relocated with R_X86_64_PLT32.
-    Call { disp: i32 },
+    Call {
+        disp: i32,
+    },
     /// `call *%target`
-    CallInd { target: Reg },
+    CallInd {
+        target: Reg,
+    },
     /// `jmp *%target`
-    JmpInd { target: Reg },
+    JmpInd {
+        target: Reg,
+    },
     Ret,
     Nop,
     /// `addsd %src, %dst` and friends.
@@ -499,7 +573,11 @@ pub enum Inst {
         src: Xmm,
     },
     /// `ucomisd %b, %a`: unordered compare of a with b into ZF/PF/CF.
-    Ucomi { prec: Prec, a: Xmm, b: Xmm },
+    Ucomi {
+        prec: Prec,
+        a: Xmm,
+        b: Xmm,
+    },
     /// `cvtsi2sdq %src, %dst`: signed integer to float.
     CvtIntToF {
         prec: Prec,
@@ -515,19 +593,45 @@ pub enum Inst {
         src: Xmm,
     },
     /// `cvtss2sd` (from F32) or `cvtsd2ss` (from F64).
-    CvtFToF { from: Prec, dst: Xmm, src: Xmm },
+    CvtFToF {
+        from: Prec,
+        dst: Xmm,
+        src: Xmm,
+    },
     /// `movq %src, %dst` / `movd`: integer register to xmm bits.
-    MovToXmm { size: Size, dst: Xmm, src: Reg },
+    MovToXmm {
+        size: Size,
+        dst: Xmm,
+        src: Reg,
+    },
     /// `movq %src, %dst` / `movd`: xmm bits to integer register.
-    MovFromXmm { size: Size, dst: Reg, src: Xmm },
+    MovFromXmm {
+        size: Size,
+        dst: Reg,
+        src: Xmm,
+    },
     /// `movaps %src, %dst`: copy a whole xmm register.
-    MovXX { dst: Xmm, src: Xmm },
+    MovXX {
+        dst: Xmm,
+        src: Xmm,
+    },
     /// `xorps %src, %dst`: with src == dst, the idiom for +0.0.
-    Xorps { dst: Xmm, src: Xmm },
+    Xorps {
+        dst: Xmm,
+        src: Xmm,
+    },
     /// `movsd addr, %dst` / `movss`
-    FLoad { prec: Prec, dst: Xmm, addr: Amode },
+    FLoad {
+        prec: Prec,
+        dst: Xmm,
+        addr: Amode,
+    },
     /// `movsd %src, addr` / `movss`
-    FStore { prec: Prec, src: Xmm, addr: Amode },
+    FStore {
+        prec: Prec,
+        src: Xmm,
+        addr: Amode,
+    },
 }
 
 /// Appends the pieces of one instruction and remembers where a
@@ -689,12 +793,7 @@ impl Inst {
             Inst::AluRR { op, size, dst, src } => {
                 e.rr(None, size.w(), false, &[(op as u8) << 3 | 3], dst.0, src.0)
             }
-            Inst::AluRI {
-                op,
-                size,
-                dst,
-                imm,
-            } => {
+            Inst::AluRI { op, size, dst, imm } => {
                 if let Ok(imm8) = i8::try_from(imm) {
                     e.rr(None, size.w(), false, &[0x83], op as u8, dst.0);
                     e.imm8(imm8 as i64);
@@ -714,8 +813,12 @@ impl Inst {
                 e.rr(None, size.w(), false, &[0xc1], op as u8, dst.0);
                 e.imm8(amount as i64);
             }
-            Inst::ShiftRCl { op, size, dst } => e.rr(None, size.w(), false, &[0xd3], op as u8, dst.0),
-            Inst::Imul { size, dst, src } => e.rr(None, size.w(), false, &[0x0f, 0xaf], dst.0, src.0),
+            Inst::ShiftRCl { op, size, dst } => {
+                e.rr(None, size.w(), false, &[0xd3], op as u8, dst.0)
+            }
+            Inst::Imul { size, dst, src } => {
+                e.rr(None, size.w(), false, &[0x0f, 0xaf], dst.0, src.0)
+            }
             Inst::ImulRI {
                 size,
                 dst,
@@ -738,12 +841,22 @@ impl Inst {
             }
             Inst::Idiv { size, src } => e.rr(None, size.w(), false, &[0xf7], 7, src.0),
             Inst::Div { size, src } => e.rr(None, size.w(), false, &[0xf7], 6, src.0),
-            Inst::Setcc { cond, dst } => {
-                e.rr(None, false, dst.byte_needs_rex(), &[0x0f, 0x90 | cond as u8], 0, dst.0)
-            }
-            Inst::Movzx8 { dst, src } => {
-                e.rr(None, false, src.byte_needs_rex(), &[0x0f, 0xb6], dst.0, src.0)
-            }
+            Inst::Setcc { cond, dst } => e.rr(
+                None,
+                false,
+                dst.byte_needs_rex(),
+                &[0x0f, 0x90 | cond as u8],
+                0,
+                dst.0,
+            ),
+            Inst::Movzx8 { dst, src } => e.rr(
+                None,
+                false,
+                src.byte_needs_rex(),
+                &[0x0f, 0xb6],
+                dst.0,
+                src.0,
+            ),
             Inst::MovRR { size, dst, src } => e.rr(None, size.w(), false, &[0x8b], dst.0, src.0),
             Inst::MovRI { size, dst, imm } => match size {
                 Size::S32 => {
@@ -866,9 +979,14 @@ impl Inst {
             Inst::JmpInd { target } => e.rr(None, false, false, &[0xff], 4, target.0),
             Inst::Ret => e.byte(0xc3),
             Inst::Nop => e.byte(0x90),
-            Inst::FArith { op, prec, dst, src } => {
-                e.rr(Some(prec.prefix()), false, false, &[0x0f, op as u8], dst.0, src.0)
-            }
+            Inst::FArith { op, prec, dst, src } => e.rr(
+                Some(prec.prefix()),
+                false,
+                false,
+                &[0x0f, op as u8],
+                dst.0,
+                src.0,
+            ),
             Inst::Ucomi { prec, a, b } => {
                 let prefix = (prec == Prec::F64).then_some(0x66);
                 e.rr(prefix, false, false, &[0x0f, 0x2e], a.0, b.0)
@@ -878,16 +996,35 @@ impl Inst {
                 size,
                 dst,
                 src,
-            } => e.rr(Some(prec.prefix()), size.w(), false, &[0x0f, 0x2a], dst.0, src.0),
+            } => e.rr(
+                Some(prec.prefix()),
+                size.w(),
+                false,
+                &[0x0f, 0x2a],
+                dst.0,
+                src.0,
+            ),
             Inst::CvtFToInt {
                 prec,
                 size,
                 dst,
                 src,
-            } => e.rr(Some(prec.prefix()), size.w(), false, &[0x0f, 0x2c], dst.0, src.0),
-            Inst::CvtFToF { from, dst, src } => {
-                e.rr(Some(from.prefix()), false, false, &[0x0f, 0x5a], dst.0, src.0)
-            }
+            } => e.rr(
+                Some(prec.prefix()),
+                size.w(),
+                false,
+                &[0x0f, 0x2c],
+                dst.0,
+                src.0,
+            ),
+            Inst::CvtFToF { from, dst, src } => e.rr(
+                Some(from.prefix()),
+                false,
+                false,
+                &[0x0f, 0x5a],
+                dst.0,
+                src.0,
+            ),
             Inst::MovToXmm { size, dst, src } => {
                 e.rr(Some(0x66), size.w(), false, &[0x0f, 0x6e], dst.0, src.0)
             }
@@ -896,12 +1033,22 @@ impl Inst {
             }
             Inst::MovXX { dst, src } => e.rr(None, false, false, &[0x0f, 0x28], dst.0, src.0),
             Inst::Xorps { dst, src } => e.rr(None, false, false, &[0x0f, 0x57], dst.0, src.0),
-            Inst::FLoad { prec, dst, addr } => {
-                e.rm(Some(prec.prefix()), false, false, &[0x0f, 0x10], dst.0, addr)?
-            }
-            Inst::FStore { prec, src, addr } => {
-                e.rm(Some(prec.prefix()), false, false, &[0x0f, 0x11], src.0, addr)?
-            }
+            Inst::FLoad { prec, dst, addr } => e.rm(
+                Some(prec.prefix()),
+                false,
+                false,
+                &[0x0f, 0x10],
+                dst.0,
+                addr,
+            )?,
+            Inst::FStore { prec, src, addr } => e.rm(
+                Some(prec.prefix()),
+                false,
+                false,
+                &[0x0f, 0x11],
+                src.0,
+                addr,
+            )?,
         }
         let end = e.buf.len();
         debug_assert!(end > start);
@@ -978,12 +1125,7 @@ impl fmt::Display for Inst {
                 src.name(size.bits()),
                 dst.name(size.bits())
             ),
-            Inst::AluRI {
-                op,
-                size,
-                dst,
-                imm,
-            } => write!(
+            Inst::AluRI { op, size, dst, imm } => write!(
                 f,
                 "{}{} ${imm}, %{}",
                 op.mnemonic(),
@@ -1060,12 +1202,9 @@ impl fmt::Display for Inst {
                 src.name(size.bits()),
                 dst.name(size.bits())
             ),
-            Inst::MovRI { size, dst, imm } => write!(
-                f,
-                "mov{} ${imm}, %{}",
-                size.suffix(),
-                dst.name(size.bits())
-            ),
+            Inst::MovRI { size, dst, imm } => {
+                write!(f, "mov{} ${imm}, %{}", size.suffix(), dst.name(size.bits()))
+            }
             Inst::MovAbs { dst, imm } => write!(f, "movabsq ${imm}, %{dst}"),
             Inst::Load {
                 width,
@@ -1183,7 +1322,10 @@ mod tests {
         assert_eq!(enc(load(Reg::R12, 0)), [0x49, 0x8b, 0x04, 0x24]);
         assert_eq!(enc(load(Reg::RBP, 0)), [0x48, 0x8b, 0x45, 0x00]);
         assert_eq!(enc(load(Reg::R13, 0)), [0x49, 0x8b, 0x45, 0x00]);
-        assert_eq!(enc(load(Reg::RAX, -129)), [0x48, 0x8b, 0x80, 0x7f, 0xff, 0xff, 0xff]);
+        assert_eq!(
+            enc(load(Reg::RAX, -129)),
+            [0x48, 0x8b, 0x80, 0x7f, 0xff, 0xff, 0xff]
+        );
     }
 
     #[test]
@@ -1197,7 +1339,10 @@ mod tests {
     fn out_of_range_is_an_error() {
         let mut buf = Vec::new();
         let e = Inst::JmpShort { disp: 128 }.encode(&mut buf).unwrap_err();
-        assert!(matches!(e, EncodeError::OutOfRange { value: 128, .. }), "{e}");
+        assert!(
+            matches!(e, EncodeError::OutOfRange { value: 128, .. }),
+            "{e}"
+        );
         assert!(Inst::ShiftRI {
             op: Shift::Shl,
             size: Size::S32,
@@ -1233,7 +1378,10 @@ mod tests {
             addr: Amode::indexed(Reg::RAX, Reg::RCX, 3, 0),
         };
         assert!(bad_scale.encode(&mut buf).is_err());
-        assert!(buf.is_empty(), "a failed encoding must not leave bytes behind");
+        assert!(
+            buf.is_empty(),
+            "a failed encoding must not leave bytes behind"
+        );
     }
 
     #[test]
@@ -1246,7 +1394,10 @@ mod tests {
         patch(&mut buf, &fix, 0).unwrap();
         assert_eq!(buf, [0x90, 0xe8, 0xfa, 0xff, 0xff, 0xff]);
         let mut buf = Vec::new();
-        let fix = Inst::JmpShort { disp: 0 }.encode(&mut buf).unwrap().unwrap();
+        let fix = Inst::JmpShort { disp: 0 }
+            .encode(&mut buf)
+            .unwrap()
+            .unwrap();
         assert!(patch(&mut buf, &fix, 200).is_err());
         patch(&mut buf, &fix, 129).unwrap();
         assert_eq!(buf, [0xeb, 127]);
