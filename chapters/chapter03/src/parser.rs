@@ -15,8 +15,7 @@
 //! primary    : integer | id | '(' expr ')'
 //! ```
 //!
-//! Binary operators are parsed right-recursively, as in Simple; the
-//! peepholes re-associate sums into their canonical left-leaning form.
+//! Binary operators are parsed right-recursively, as in Simple.
 //! Recursion is guarded: the machine stack grows on demand and nesting past
 //! [`MAX_NESTING`] levels is an error, not a crash.
 
@@ -65,7 +64,6 @@ impl<'a> Parser<'a> {
     /// last statement.
     pub fn parse(&mut self) -> Parsed {
         let last = self.parse_block()?;
-        scope::pop(&mut self.graph, self.scope);
         if !self.lexer.is_eof() {
             let at = self.lexer.token_start();
             let tok = self.lexer.any_next_token();

@@ -119,7 +119,7 @@ impl Graph {
         &self.nodes[n.index()].kind
     }
 
-    pub(crate) fn kind_mut(&mut self, n: NodeId) -> &mut NodeKind {
+    pub fn kind_mut(&mut self, n: NodeId) -> &mut NodeKind {
         &mut self.nodes[n.index()].kind
     }
 

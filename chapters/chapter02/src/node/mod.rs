@@ -1,0 +1,206 @@
+//! The node kinds and what each one does.
+//!
+//! A node's behaviour has three parts, kept with its kind in one file per
+//! family: `compute` (the type of the values it produces, from the types of
+//! its inputs), `idealize` (a local rewrite into a simpler equivalent graph,
+//! or `None`) and `print` (the expression form Simple prints). This module
+//! names the kinds and dispatches to those files; [`peephole`] is the driver
+//! that applies them to a freshly built node.
+
+mod add;
+mod constant;
+mod div;
+mod minus;
+mod mul;
+mod return_;
+mod start;
+mod sub;
+
+pub use return_::new as return_new;
+pub use start::new as start_new;
+
+use crate::graph::{Graph, NodeId};
+use crate::types::{TypeId, Types};
+
+/// What a node is. The inputs are kept in the graph; a kind carries only the
+/// data that is not an edge.
+#[derive(Clone, Debug)]
+pub enum NodeKind {
+    /// Function entry.
+    Start,
+    /// Returns `in(1)` under control `in(0)`.
+    Return,
+    /// A constant; its only input is Start, to make it reachable in walks.
+    Constant(TypeId),
+    Add,
+    Sub,
+    Mul,
+    Div,
+    /// Unary minus.
+    Minus,
+}
+
+/// A short name, e.g. `Add`, `Start` or `EQ`.
+pub fn label(g: &Graph, n: NodeId) -> String {
+    match g.kind(n) {
+        NodeKind::Start { .. } => "Start".into(),
+        NodeKind::Return => "Return".into(),
+        NodeKind::Constant(t) => g.types.to_string(*t),
+        NodeKind::Add => "Add".into(),
+        NodeKind::Sub => "Sub".into(),
+        NodeKind::Mul => "Mul".into(),
+        NodeKind::Div => "Div".into(),
+        NodeKind::Minus => "Minus".into(),
+    }
+}
+
+/// A name unique in the graph, e.g. `Add12` or `Con_7`.
+pub fn unique_name(g: &Graph, n: NodeId) -> String {
+    match g.kind(n) {
+        NodeKind::Constant(_) => format!("Con_{n}"),
+        _ => format!("{}{n}", label(g, n)),
+    }
+}
+
+/// The label drawn in a graph picture, e.g. `+` or `==`.
+pub fn glabel(g: &Graph, n: NodeId) -> String {
+    match g.kind(n) {
+        NodeKind::Add => "+".into(),
+        NodeKind::Sub | NodeKind::Minus => "-".into(),
+        NodeKind::Mul => "*".into(),
+        NodeKind::Div => "//".into(),
+        _ => label(g, n),
+    }
+}
+
+/// Control-flow nodes: the ones drawn as yellow boxes.
+pub fn is_cfg(g: &Graph, n: NodeId) -> bool {
+    match g.kind(n) {
+        NodeKind::Start { .. } | NodeKind::Return => true,
+        _ => false,
+    }
+}
+
+/// The type of the values node `n` produces, from its inputs' types.
+fn compute(g: &mut Graph, n: NodeId) -> TypeId {
+    match g.kind(n) {
+        NodeKind::Start => Types::BOTTOM,
+        NodeKind::Return => Types::BOTTOM,
+        NodeKind::Constant(t) => *t,
+        NodeKind::Add => add::compute(g, n),
+        NodeKind::Sub => sub::compute(g, n),
+        NodeKind::Mul => mul::compute(g, n),
+        NodeKind::Div => div::compute(g, n),
+        NodeKind::Minus => minus::compute(g, n),
+    }
+}
+
+/// A simpler replacement for `n`, or `None` when there is nothing to do.
+///
+/// The contract, as in Simple: return `None` for no change; otherwise return
+/// the replacement (possibly `n` itself, changed in place). The replacement
+/// is not yet peepholed; any other new node made on the way is. In this
+/// chapter no node has a rewrite yet: constant folding does all the work.
+fn idealize(_g: &mut Graph, _n: NodeId) -> Option<NodeId> {
+    None
+}
+
+/// Optimizes a freshly made node: computes its type, replaces it by a
+/// constant when the type is one, else asks the node to idealize itself, and
+/// repeats on whatever replaced it. Returns the node to use instead of `n`.
+pub fn peephole(g: &mut Graph, n: NodeId) -> NodeId {
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+        let ty = compute(g, n);
+        g.set_ty(n, ty);
+        if g.disable_peephole {
+            return n;
+        }
+        if !matches!(g.kind(n), NodeKind::Constant(_)) && g.types.is_constant(ty) {
+            let con = constant::new(g, ty);
+            let con = peephole(g, con);
+            return dead_code_elim(g, n, con);
+        }
+        if let Some(m) = idealize(g, n) {
+            let m = peephole(g, m);
+            return dead_code_elim(g, n, m);
+        }
+        n
+    })
+}
+
+/// `m` replaces `old`: kill `old` if nothing uses it, without letting the
+/// kill take `m` (which may have no uses yet) down with it.
+fn dead_code_elim(g: &mut Graph, old: NodeId, m: NodeId) -> NodeId {
+    if m != old && g.is_unused(old) {
+        g.keep(m);
+        g.kill(old);
+        g.unkeep(m);
+    }
+    m
+}
+
+/// A new constant node of type `ty`, not yet peepholed.
+pub fn new_constant(g: &mut Graph, ty: TypeId) -> NodeId {
+    constant::new(g, ty)
+}
+
+/// A new binary node `lhs op rhs`, not yet peepholed.
+pub fn new_binary(g: &mut Graph, kind: NodeKind, lhs: NodeId, rhs: NodeId) -> NodeId {
+    g.add_node(kind, vec![None, Some(lhs), Some(rhs)])
+}
+
+/// The type of an integer binary operation: folded when both sides are
+/// constants, unknown (`Bottom`) otherwise.
+fn int_binary(g: &mut Graph, n: NodeId, fold: impl Fn(i64, i64) -> i64) -> TypeId {
+    let (t1, t2) = (g.ty(g.in_(n, 1)), g.ty(g.in_(n, 2)));
+    if !(g.types.is_int(t1) && g.types.is_int(t2)) {
+        return Types::BOTTOM;
+    }
+    match (g.types.int_value(t1), g.types.int_value(t2)) {
+        (Some(a), Some(b)) => g.types.int(fold(a, b)),
+        _ => Types::BOTTOM,
+    }
+}
+
+/// Appends the expression form of `n`, as Simple's `print()` shows it.
+pub fn print(g: &Graph, n: NodeId, out: &mut String) {
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+        if g.is_dead(n) {
+            out.push_str(&unique_name(g, n));
+            out.push_str(":DEAD");
+            return;
+        }
+        match g.kind(n) {
+            NodeKind::Start { .. } => out.push_str("Start"),
+            NodeKind::Return => return_::print(g, n, out),
+            NodeKind::Constant(t) => g.types.print(*t, out),
+            NodeKind::Add => print_binary(g, n, "+", out),
+            NodeKind::Sub => print_binary(g, n, "-", out),
+            NodeKind::Mul => print_binary(g, n, "*", out),
+            NodeKind::Div => print_binary(g, n, "/", out),
+            NodeKind::Minus => print_unary(g, n, "-", out),
+        }
+    })
+}
+
+fn print_binary(g: &Graph, n: NodeId, op: &str, out: &mut String) {
+    out.push('(');
+    print(g, g.in_(n, 1), out);
+    out.push_str(op);
+    print(g, g.in_(n, 2), out);
+    out.push(')');
+}
+
+fn print_unary(g: &Graph, n: NodeId, op: &str, out: &mut String) {
+    out.push('(');
+    out.push_str(op);
+    print(g, g.in_(n, 1), out);
+    out.push(')');
+}
+
+/// The printed form of `n` as a new string.
+pub fn to_string(g: &Graph, n: NodeId) -> String {
+    let mut s = String::new();
+    print(g, n, &mut s);
+    s
+}
