@@ -941,5 +941,213 @@ pub fn arm64_insts() -> Vec<arm64::Inst> {
 
 /// The RISC-V rows.
 pub fn riscv_insts() -> Vec<riscv::Inst> {
-    Vec::new()
+    use riscv::{BCond, FOp, FReg, ImmOp, Inst::*, IntTy, LoadOp, Prec, Reg, RegOp, Sgnj, StoreOp};
+    let x = |n: u8| Reg::x(n).unwrap();
+    let f = |n: u8| FReg::new(n).unwrap();
+    let mut v = Vec::new();
+    // x0..x31 in every field.
+    for i in 0..32u8 {
+        v.push(Op {
+            op: RegOp::Add,
+            rd: x(i),
+            rs1: x((i + 11) % 32),
+            rs2: x((i + 22) % 32),
+        });
+    }
+    for (k, op) in RegOp::ALL.into_iter().enumerate().skip(1) {
+        let k = k as u8;
+        v.push(Op {
+            op,
+            rd: x(k % 32),
+            rs1: x((k * 3) % 32),
+            rs2: x((k * 7 + 1) % 32),
+        });
+        v.push(Op {
+            op,
+            rd: x(31 - k % 32),
+            rs1: x(10),
+            rs2: x(0),
+        });
+    }
+    for (k, op) in ImmOp::ALL.into_iter().enumerate() {
+        let k = k as u8;
+        let imms: &[i32] = match op {
+            ImmOp::Slli | ImmOp::Srli | ImmOp::Srai => &[0, 1, 31, 32, 63],
+            ImmOp::Slliw | ImmOp::Srliw | ImmOp::Sraiw => &[0, 1, 31],
+            _ => &[0, 1, -1, 2047, -2048],
+        };
+        for (j, &imm) in imms.iter().enumerate() {
+            v.push(OpImm {
+                op,
+                rd: x((k * 5 + j as u8 * 7) % 32),
+                rs1: x((k * 3 + j as u8 * 13 + 2) % 32),
+                imm,
+            });
+        }
+    }
+    for (j, imm20) in [0u32, 1, 0x7ffff, 0x80000, 0xfffff].into_iter().enumerate() {
+        v.push(Lui {
+            rd: x(j as u8 * 7 + 1),
+            imm20,
+        });
+        v.push(Auipc {
+            rd: x(31 - j as u8 * 7),
+            imm20,
+        });
+    }
+    // Constant-building sequences across the 12/32/64-bit boundaries.
+    for value in [
+        2047i64,
+        -2048,
+        2048,
+        0x7fff_f800,
+        0x7fff_ffff,
+        -0x8000_0000,
+        0x8000_0000,
+        0x1234_5678_9abc_def0,
+        i64::MIN,
+    ] {
+        v.extend(riscv::load_const(x(10), value));
+    }
+    for (k, cond) in BCond::ALL.into_iter().enumerate() {
+        for (j, offset) in [0, 4, -4, 4094, -4096, 2].into_iter().enumerate() {
+            let k8 = (k * 6 + j) as u8;
+            v.push(Branch {
+                cond,
+                rs1: x(k8 % 32),
+                rs2: x(31 - k8 % 32),
+                offset,
+            });
+        }
+    }
+    for (j, offset) in [0, 2, -2, 2048, 1_048_574, -1_048_576]
+        .into_iter()
+        .enumerate()
+    {
+        v.push(Jal {
+            rd: [x(0), x(1), x(5), x(31), x(10), x(1)][j],
+            offset,
+        });
+    }
+    for (j, offset) in [0, -1, 2047, -2048].into_iter().enumerate() {
+        v.push(Jalr {
+            rd: [x(0), x(1), x(31), x(5)][j],
+            rs1: [x(1), x(10), x(0), x(31)][j],
+            offset,
+        });
+    }
+    for (k, op) in LoadOp::ALL.into_iter().enumerate() {
+        for (j, offset) in [0, 8, -8, 2047, -2048].into_iter().enumerate() {
+            let k8 = (k * 5 + j) as u8;
+            v.push(Load {
+                op,
+                rd: x((k8 * 3) % 32),
+                rs1: if j == 1 { x(2) } else { x(31 - k8 % 32) },
+                offset,
+            });
+        }
+    }
+    for (k, op) in StoreOp::ALL.into_iter().enumerate() {
+        for (j, offset) in [0, 8, -8, 2047, -2048].into_iter().enumerate() {
+            let k8 = (k * 5 + j) as u8;
+            v.push(Store {
+                op,
+                rs2: x((k8 * 7) % 32),
+                rs1: if j == 1 { x(2) } else { x((k8 + 3) % 32) },
+                offset,
+            });
+        }
+    }
+    // Floating point: f0..f31 in every field.
+    for i in 0..32u8 {
+        v.push(FArith {
+            op: FOp::Add,
+            prec: if i % 2 == 0 { Prec::F64 } else { Prec::F32 },
+            rd: f(i),
+            rs1: f((i + 11) % 32),
+            rs2: f((i + 22) % 32),
+        });
+    }
+    for prec in [Prec::F64, Prec::F32] {
+        for op in [FOp::Sub, FOp::Mul, FOp::Div] {
+            v.push(FArith {
+                op,
+                prec,
+                rd: f(10),
+                rs1: f(11),
+                rs2: f(31),
+            });
+        }
+        for op in [Sgnj::J, Sgnj::Jn, Sgnj::Jx] {
+            v.push(FSgnj {
+                op,
+                prec,
+                rd: f(0),
+                rs1: f(31),
+                rs2: f(31),
+            });
+        }
+        for op in [riscv::FCmp::Eq, riscv::FCmp::Lt, riscv::FCmp::Le] {
+            v.push(riscv::Inst::FCmp {
+                op,
+                prec,
+                rd: x(31),
+                rs1: f(0),
+                rs2: f(17),
+            });
+        }
+        for int in [IntTy::W, IntTy::Wu, IntTy::L, IntTy::Lu] {
+            v.push(FCvtFromInt {
+                prec,
+                int,
+                rd: f(int as u8 * 10),
+                rs1: x(31 - int as u8),
+            });
+            v.push(FCvtToInt {
+                prec,
+                int,
+                rd: x(int as u8 * 10),
+                rs1: f(31 - int as u8),
+            });
+        }
+        for (j, (fr, xr)) in [(0u8, 0u8), (31, 31), (10, 10)].into_iter().enumerate() {
+            v.push(FMvToF {
+                prec,
+                rd: f(fr),
+                rs1: x(xr),
+            });
+            v.push(FMvFromF {
+                prec,
+                rd: x(xr),
+                rs1: f(fr),
+            });
+            let offset = [0, 2047, -2048][j];
+            v.push(FLoad {
+                prec,
+                rd: f(fr),
+                rs1: x(2 + xr % 29),
+                offset,
+            });
+            v.push(FStore {
+                prec,
+                rs2: f(31 - fr),
+                rs1: x(2 + xr % 29),
+                offset,
+            });
+        }
+    }
+    for (d, s) in [(0, 31), (10, 11)] {
+        v.push(FCvtFF {
+            to: Prec::F64,
+            rd: f(d),
+            rs1: f(s),
+        });
+        v.push(FCvtFF {
+            to: Prec::F32,
+            rd: f(s),
+            rs1: f(d),
+        });
+    }
+    v.push(Nop);
+    v
 }
