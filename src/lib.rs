@@ -1,0 +1,134 @@
+//! The chapter registry behind the `simple` command.
+//!
+//! Every chapter crate is a complete compiler for the language of its
+//! chapter, with the same small driver (`CodeGen`). This library puts them
+//! behind one function, [`compile`], so the command line can run any
+//! chapter, and says which options each chapter understands: `arg` exists
+//! from chapter 4, `#showGraph` from chapter 3, peepholes from chapter 2.
+
+/// The newest chapter; the default of `--chapter`.
+pub const LATEST: u32 = 6;
+
+/// What the command line asks of a compilation.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Compile with `arg` known to be this constant.
+    pub arg: Option<i64>,
+    /// Build the graph as parsed, without peephole optimization.
+    pub no_peephole: bool,
+}
+
+/// The results of compiling one program.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The optimized program as Simple prints it.
+    pub printed: String,
+    /// The final graph in Graphviz form.
+    pub dot: String,
+    /// The Graphviz text of each `#showGraph` statement, in order.
+    pub show_graphs: Vec<String>,
+}
+
+/// Why a compilation did not happen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The program is wrong: Simple's message and the byte offset.
+    Program { message: String, offset: usize },
+    /// The request does not fit the chapter (no such chapter, or an option
+    /// the chapter does not have).
+    Usage(String),
+}
+
+/// Compiles `src` with chapter `chapter`.
+pub fn compile(chapter: u32, src: &str, options: &Options) -> Result<Compiled, Failure> {
+    if options.arg.is_some() && chapter < 4 {
+        return Err(Failure::Usage(format!(
+            "--arg needs chapter 4 or later: chapter {chapter} has no `arg`"
+        )));
+    }
+    if options.no_peephole && chapter < 2 {
+        return Err(Failure::Usage(
+            "--no-peephole needs chapter 2 or later: chapter 1 has no peepholes".into(),
+        ));
+    }
+    // Every chapter's error has the same two fields.
+    macro_rules! failure {
+        () => {
+            |e| Failure::Program {
+                message: e.message,
+                offset: e.offset,
+            }
+        };
+    }
+    let peep = options.no_peephole;
+    match chapter {
+        1 => {
+            let mut code = chapter01::CodeGen::new(src);
+            let done = code.parse().map_err(failure!())?;
+            Ok(compiled(done.print(), done.dot(), Vec::new()))
+        }
+        2 => {
+            let mut code = chapter02::CodeGen::new(src);
+            code.disable_peephole = peep;
+            let done = code.parse().map_err(failure!())?;
+            Ok(compiled(done.print(), done.dot(), Vec::new()))
+        }
+        3 => {
+            let mut code = chapter03::CodeGen::new(src);
+            code.disable_peephole = peep;
+            let done = code.parse().map_err(failure!())?;
+            Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
+        }
+        4 => {
+            let mut code = chapter04::CodeGen::new(src);
+            (code.disable_peephole, code.arg) = (peep, options.arg);
+            let done = code.parse().map_err(failure!())?;
+            Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
+        }
+        5 => {
+            let mut code = chapter05::CodeGen::new(src);
+            (code.disable_peephole, code.arg) = (peep, options.arg);
+            let done = code.parse().map_err(failure!())?;
+            Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
+        }
+        6 => {
+            let mut code = chapter06::CodeGen::new(src);
+            (code.disable_peephole, code.arg) = (peep, options.arg);
+            let done = code.parse().map_err(failure!())?;
+            Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
+        }
+        _ => Err(Failure::Usage(format!(
+            "there is no chapter {chapter}: chapters 1 to {LATEST} exist"
+        ))),
+    }
+}
+
+fn compiled(printed: String, dot: String, show_graphs: Vec<String>) -> Compiled {
+    Compiled {
+        printed,
+        dot,
+        show_graphs,
+    }
+}
+
+/// Renders an error in the style of rustc: the message, the place as
+/// `FILE:LINE:COL`, and the source line with a caret under the column.
+pub fn render_error(message: &str, file: &str, src: &str, offset: usize) -> String {
+    let mut offset = offset.min(src.len());
+    while !src.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let line_start = src[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = src[offset..].find('\n').map_or(src.len(), |i| offset + i);
+    let line_no = src[..offset].matches('\n').count() + 1;
+    let col = src[line_start..offset].chars().count() + 1;
+    let text = src[line_start..line_end].trim_end_matches('\r');
+    let gutter = " ".repeat(line_no.to_string().len());
+    let pad: String = src[line_start..offset]
+        .chars()
+        .map(|c| if c == '\t' { '\t' } else { ' ' })
+        .collect();
+    format!(
+        "error: {message}\n{gutter}--> {file}:{line_no}:{col}\n{gutter} |\n{line_no} | {text}\n{gutter} | {pad}^\n"
+    )
+}
