@@ -224,9 +224,11 @@ impl Graph {
     }
 
     /// Removes one `use_` from the outputs of `def`; true if `def` is now unused.
+    /// The search runs from the end: the use going away is nearly always a
+    /// recent one, and Start's list of constants can be very long.
     fn del_use(&mut self, def: NodeId, use_: NodeId) -> bool {
         let outputs = &mut self.nodes[def.index()].outputs;
-        if let Some(pos) = outputs.iter().position(|&u| u == use_) {
+        if let Some(pos) = outputs.iter().rposition(|&u| u == use_) {
             outputs.swap_remove(pos);
         }
         self.is_unused(def)
