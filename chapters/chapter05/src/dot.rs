@@ -56,7 +56,7 @@ fn nodes(g: &Graph, sb: &mut String, all: &BTreeSet<NodeId>) {
     }
     // Line each region up with its phis.
     for &n in all {
-        if matches!(g.kind(n), NodeKind::Region { .. }) {
+        if matches!(g.kind(n), NodeKind::Region) {
             let _ = write!(sb, "\t\t{{ rank=same; {};", unique_name(g, n));
             for &phi in g.outputs(n) {
                 if matches!(g.kind(phi), NodeKind::Phi { .. }) {
@@ -141,8 +141,7 @@ fn node_edges(g: &Graph, sb: &mut String, all: &BTreeSet<NodeId>) {
         for (i, def) in g.inputs(n).iter().enumerate() {
             let Some(def) = *def else { continue };
             let name = unique_name(g, n);
-            if matches!(g.kind(n), NodeKind::Phi { .. })
-                && matches!(g.kind(def), NodeKind::Region { .. })
+            if matches!(g.kind(n), NodeKind::Phi { .. }) && matches!(g.kind(def), NodeKind::Region)
             {
                 let _ = writeln!(
                     sb,

@@ -31,7 +31,7 @@ pub enum NodeKind {
 /// A short name, e.g. `Start` or `Return`.
 pub fn label(g: &Graph, n: NodeId) -> String {
     match g.kind(n) {
-        NodeKind::Start { .. } => "Start".into(),
+        NodeKind::Start => "Start".into(),
         NodeKind::Return => "Return".into(),
         NodeKind::Constant(t) => g.types.to_string(*t),
     }
@@ -52,7 +52,7 @@ pub fn glabel(g: &Graph, n: NodeId) -> String {
 
 /// Control-flow nodes: the ones drawn as yellow boxes.
 pub fn is_cfg(g: &Graph, n: NodeId) -> bool {
-    matches!(g.kind(n), NodeKind::Start { .. } | NodeKind::Return)
+    matches!(g.kind(n), NodeKind::Start | NodeKind::Return)
 }
 
 /// A new constant node of type `ty`.
@@ -68,7 +68,7 @@ pub fn print(g: &Graph, n: NodeId, out: &mut String) {
         return;
     }
     match g.kind(n) {
-        NodeKind::Start { .. } => out.push_str("Start"),
+        NodeKind::Start => out.push_str("Start"),
         NodeKind::Return => return_::print(g, n, out),
         NodeKind::Constant(t) => g.types.print(*t, out),
     }

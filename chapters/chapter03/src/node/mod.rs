@@ -47,7 +47,7 @@ pub enum NodeKind {
 /// A short name, e.g. `Add`, `Start` or `EQ`.
 pub fn label(g: &Graph, n: NodeId) -> String {
     match g.kind(n) {
-        NodeKind::Start { .. } => "Start".into(),
+        NodeKind::Start => "Start".into(),
         NodeKind::Return => "Return".into(),
         NodeKind::Constant(t) => g.types.to_string(*t),
         NodeKind::Add => "Add".into(),
@@ -80,10 +80,7 @@ pub fn glabel(g: &Graph, n: NodeId) -> String {
 
 /// Control-flow nodes: the ones drawn as yellow boxes.
 pub fn is_cfg(g: &Graph, n: NodeId) -> bool {
-    match g.kind(n) {
-        NodeKind::Start { .. } | NodeKind::Return => true,
-        _ => false,
-    }
+    matches!(g.kind(n), NodeKind::Start | NodeKind::Return)
 }
 
 /// The type of the values node `n` produces, from its inputs' types.
@@ -177,7 +174,7 @@ pub fn print(g: &Graph, n: NodeId, out: &mut String) {
             return;
         }
         match g.kind(n) {
-            NodeKind::Start { .. } => out.push_str("Start"),
+            NodeKind::Start => out.push_str("Start"),
             NodeKind::Return => return_::print(g, n, out),
             NodeKind::Constant(t) => g.types.print(*t, out),
             NodeKind::Add => print_binary(g, n, "+", out),

@@ -102,7 +102,7 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::Bool(op) => op.name().into(),
         NodeKind::If => "If".into(),
         NodeKind::Proj { label, .. } => (*label).into(),
-        NodeKind::Region { .. } => "Region".into(),
+        NodeKind::Region => "Region".into(),
         NodeKind::Phi { label } => format!("Phi_{label}"),
         NodeKind::Scope(_) => "Scope".into(),
     }
@@ -137,7 +137,7 @@ pub fn is_cfg(g: &Graph, n: NodeId) -> bool {
         | NodeKind::Stop
         | NodeKind::Return
         | NodeKind::If
-        | NodeKind::Region { .. } => true,
+        | NodeKind::Region => true,
         NodeKind::Proj { idx, .. } => *idx == 0 || matches!(g.kind(g.in_(n, 0)), NodeKind::If),
         _ => false,
     }
@@ -165,7 +165,7 @@ fn compute(g: &mut Graph, n: NodeId) -> TypeId {
         // Both arms may run: this chapter does not look at the predicate.
         NodeKind::If => Types::IF_BOTH,
         NodeKind::Proj { idx, .. } => proj::compute(g, n, *idx),
-        NodeKind::Region { .. } => Types::CTRL,
+        NodeKind::Region => Types::CTRL,
         // Phis claim nothing yet.
         NodeKind::Phi { .. } => Types::BOTTOM,
     }
@@ -277,7 +277,7 @@ pub fn print(g: &Graph, n: NodeId, out: &mut String) {
             NodeKind::Not => print_unary(g, n, "!", out),
             NodeKind::If => if_::print(g, n, out),
             NodeKind::Proj { label, .. } => out.push_str(label),
-            NodeKind::Region { .. } => out.push_str(&format!("Region{n}")),
+            NodeKind::Region => out.push_str(&format!("Region{n}")),
             NodeKind::Phi { .. } => phi::print(g, n, out),
             NodeKind::Scope(_) => scope::print(g, n, out),
         }
