@@ -121,8 +121,11 @@ pub struct Machine {
     abi: Abi,
     code_len: u64,
     steps: Rc<Cell<u64>>,
-    fault: Rc<Cell<Option<(&'static str, u64, u64)>>>,
+    fault: Rc<Cell<Option<FaultInfo>>>,
 }
+
+/// What the memory hook saw: (kind, address, pc).
+type FaultInfo = (&'static str, u64, u64);
 
 impl Machine {
     /// Where the code image is mapped.

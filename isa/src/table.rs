@@ -662,7 +662,7 @@ pub fn arm64_insts() -> Vec<arm64::Inst> {
         let i = i as u8;
         if !matches!(cond, Cond::Al | Cond::Nv) {
             v.push(Cset {
-                size: if i % 2 == 0 { Size::S64 } else { Size::S32 },
+                size: if i & 1 == 0 { Size::S64 } else { Size::S32 },
                 rd: x(i * 2),
                 cond,
             });

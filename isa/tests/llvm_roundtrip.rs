@@ -92,7 +92,13 @@ fn run_mc(target: &Target, extra: &[&str], input: &str, name: &str) -> (String, 
         .args(extra)
         .arg(&path)
         .output()
-        .unwrap_or_else(|e| panic!("cannot run llvm-mc: {e}"));
+        .unwrap_or_else(|e| {
+            panic!(
+                "cannot run llvm-mc ({e}): install LLVM 14 (Debian/Ubuntu: \
+                 `apt-get install -y llvm-14 llvm`, which provides /usr/bin/llvm-mc) \
+                 or set LLVM_MC to its path"
+            )
+        });
     let _ = std::fs::remove_file(&path);
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
