@@ -1,0 +1,173 @@
+//! The `simple` command as a user meets it: results on standard output,
+//! diagnostics on standard error, and the documented exit codes.
+
+use pretty_assertions::assert_eq;
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn simple(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_simple"))
+        .args(args)
+        .output()
+        .expect("the simple binary runs")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn print_chapter4_folds_constants_around_arg() {
+    let out = simple(&["print", "--chapter", "4", "-e", "return 1+arg+2;"]);
+    assert_eq!(stdout(&out), "return (arg+3);\n");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn arg_makes_arg_a_constant() {
+    let out = simple(&["print", "--arg", "-5", "-e", "return arg*2;"]);
+    assert_eq!(stdout(&out), "return -10;\n");
+}
+
+#[test]
+fn latest_chapter_is_the_default() {
+    let src = "if( arg==1 ) return 3; else return 4;";
+    let out = simple(&["print", "-e", src]);
+    assert_eq!(stdout(&out), "Stop[ return 3; return 4; ]\n");
+}
+
+#[test]
+fn reads_a_file_and_standard_input() {
+    let dir = std::env::temp_dir().join(format!("simple-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("prog.smp");
+    std::fs::write(&file, "int a = 2;\nreturn a*3;\n").unwrap();
+    let out = simple(&["print", file.to_str().unwrap()]);
+    assert_eq!(stdout(&out), "return 6;\n");
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_simple"))
+        .args(["print", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"return 7;").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(stdout(&out), "return 7;\n");
+}
+
+#[test]
+fn program_error_names_the_place_with_a_caret() {
+    let out = simple(&["print", "-e", "int a = 1;\nif (arg) a = b;\nreturn a;"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout(&out), "");
+    assert_eq!(
+        stderr(&out),
+        "error: Undefined name 'b'\n --> <-e>:2:14\n  |\n2 | if (arg) a = b;\n  |              ^\n"
+    );
+}
+
+#[test]
+fn error_at_end_of_input_points_past_the_last_character() {
+    let out = simple(&["print", "--chapter", "1", "-e", "return 100"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("error: Syntax error, expected ;: \n --> <-e>:1:11\n"));
+}
+
+#[test]
+fn show_graph_goes_to_standard_error_numbered() {
+    let out = simple(&[
+        "print",
+        "-e",
+        "int a = 1; #showGraph; return a; #showGraph;",
+    ]);
+    assert_eq!(stdout(&out), "return 1;\n");
+    let err = stderr(&out);
+    assert!(
+        err.contains("// #showGraph 1\ndigraph chapter06 {"),
+        "{err}"
+    );
+    assert!(
+        err.contains("// #showGraph 2\ndigraph chapter06 {"),
+        "{err}"
+    );
+}
+
+#[test]
+fn dot_writes_graphviz_on_standard_output() {
+    let out = simple(&["dot", "--chapter", "5", "-e", "return arg;"]);
+    let text = stdout(&out);
+    assert!(text.starts_with("digraph chapter05 {"), "{text}");
+    assert!(text.trim_end().ends_with('}'));
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn bad_command_lines_exit_with_2() {
+    assert_eq!(
+        simple(&["print", "--chapter", "99", "-e", "return 1;"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        simple(&["print", "--chapter", "2", "--arg", "1", "-e", "return 1;"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        simple(&[
+            "print",
+            "--chapter",
+            "1",
+            "--no-peephole",
+            "-e",
+            "return 1;"
+        ])
+        .status
+        .code(),
+        Some(2)
+    );
+    assert_eq!(simple(&["print"]).status.code(), Some(2));
+    assert_eq!(simple(&["frobnicate"]).status.code(), Some(2));
+    let missing = simple(&["print", "/nonexistent/prog.smp"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).starts_with("error: cannot read /nonexistent/prog.smp"));
+}
+
+#[test]
+fn every_command_has_help() {
+    for args in [&["--help"][..], &["print", "--help"], &["dot", "--help"]] {
+        let out = simple(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert!(stdout(&out).contains("Usage:"), "{args:?}");
+    }
+}
+
+#[test]
+fn output_is_deterministic() {
+    let src = "int a=1; if(arg) a=2; else a=3; return a+arg;";
+    let first = simple(&["dot", "-e", src]);
+    for _ in 0..3 {
+        assert_eq!(stdout(&simple(&["dot", "-e", src])), stdout(&first));
+    }
+}
+
+#[test]
+fn ten_thousand_nested_parentheses_give_an_answer() {
+    let src = format!("return {}1{};", "(".repeat(10_000), ")".repeat(10_000));
+    let out = simple(&["print", "-e", &src]);
+    assert_eq!(stdout(&out), "return 1;\n");
+}
+
+#[test]
+fn huge_literal_is_an_error_not_a_crash() {
+    let out = simple(&["print", "-e", "return 99999999999999999999;"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).starts_with("error: Syntax error: integer literal out of range"));
+}
