@@ -88,11 +88,17 @@ fn show_graph_goes_to_standard_error_numbered() {
     assert_eq!(stdout(&out), "return 1;\n");
     let err = stderr(&out);
     assert!(
-        err.contains("// #showGraph 1\ndigraph chapter06 {"),
+        err.contains(&format!(
+            "// #showGraph 1\ndigraph chapter{:02} {{",
+            simple::LATEST
+        )),
         "{err}"
     );
     assert!(
-        err.contains("// #showGraph 2\ndigraph chapter06 {"),
+        err.contains(&format!(
+            "// #showGraph 2\ndigraph chapter{:02} {{",
+            simple::LATEST
+        )),
         "{err}"
     );
 }

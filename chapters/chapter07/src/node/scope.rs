@@ -1,0 +1,226 @@
+//! Scope: the parser's symbol tables, as a node.
+//!
+//! A Scope node's inputs are the current values of every variable in scope,
+//! input 0 being the current control (the name `$ctrl`, which no program can
+//! spell). Being inputs, these values count as used and stay alive while a
+//! name refers to them. Nested blocks push and pop tables of names; a name
+//! maps to an input index. An `if` duplicates the scope for its two arms and
+//! merges them afterwards, making a Region and one Phi for every variable
+//! whose value differs between the arms: this is how SSA form comes out of
+//! parsing without a separate pass. A `while` loop gives every variable a
+//! Phi at the loop head before the body is parsed (eagerly), and fills in
+//! the phis' back-edge values once the body is done.
+
+use super::{peephole, phi, print as print_node, region, NodeKind, Printer};
+use crate::graph::{Graph, NodeId};
+use crate::types::Types;
+use indexmap::IndexMap;
+
+/// The name bound to the current control.
+pub const CTRL: &str = "$ctrl";
+/// The name of the function's argument.
+pub const ARG0: &str = "arg";
+
+/// A stack of lexical scopes, innermost last; each maps names to inputs.
+#[derive(Clone, Debug, Default)]
+pub struct ScopeNames {
+    pub levels: Vec<IndexMap<String, usize>>,
+}
+
+pub fn new(g: &mut Graph) -> NodeId {
+    let scope = g.add_node(NodeKind::Scope(Box::default()), vec![]);
+    g.set_ty(scope, Types::BOTTOM);
+    scope
+}
+
+fn names(g: &Graph, scope: NodeId) -> &ScopeNames {
+    match g.kind(scope) {
+        NodeKind::Scope(names) => names,
+        _ => unreachable!("not a scope node"),
+    }
+}
+
+fn names_mut(g: &mut Graph, scope: NodeId) -> &mut ScopeNames {
+    match g.kind_mut(scope) {
+        NodeKind::Scope(names) => names,
+        _ => unreachable!("not a scope node"),
+    }
+}
+
+pub fn levels(g: &Graph, scope: NodeId) -> &[IndexMap<String, usize>] {
+    &names(g, scope).levels
+}
+
+/// Enters a nested scope.
+pub fn push(g: &mut Graph, scope: NodeId) {
+    names_mut(g, scope).levels.push(IndexMap::new());
+}
+
+/// Leaves the innermost scope, dropping its variables.
+pub fn pop(g: &mut Graph, scope: NodeId) {
+    let level = names_mut(g, scope).levels.pop().unwrap_or_default();
+    g.pop_n(scope, level.len());
+}
+
+/// Binds a new name in the innermost scope; `false` if it is already bound
+/// there.
+pub fn define(g: &mut Graph, scope: NodeId, name: &str, value: NodeId) -> bool {
+    let index = g.n_ins(scope);
+    let level = names_mut(g, scope)
+        .levels
+        .last_mut()
+        .expect("define inside a scope");
+    if level.contains_key(name) {
+        return false;
+    }
+    level.insert(name.to_owned(), index);
+    g.add_def(scope, Some(value));
+    true
+}
+
+/// The input index a name is bound to, searching from the innermost scope.
+fn find(g: &Graph, scope: NodeId, name: &str) -> Option<usize> {
+    levels(g, scope)
+        .iter()
+        .rev()
+        .find_map(|level| level.get(name).copied())
+}
+
+/// The value of a name, or `None` if it is not bound.
+pub fn lookup(g: &Graph, scope: NodeId, name: &str) -> Option<NodeId> {
+    find(g, scope, name).and_then(|i| g.input(scope, i))
+}
+
+/// Rebinds a name to `value`; `false` if the name is not bound.
+pub fn update(g: &mut Graph, scope: NodeId, name: &str, value: NodeId) -> bool {
+    match find(g, scope, name) {
+        Some(i) => {
+            g.set_def(scope, i, Some(value));
+            true
+        }
+        None => false,
+    }
+}
+
+pub fn ctrl(g: &Graph, scope: NodeId) -> NodeId {
+    g.in_(scope, 0)
+}
+
+/// Makes `ctrl` the current control; returns it.
+pub fn set_ctrl(g: &mut Graph, scope: NodeId, ctrl: NodeId) -> NodeId {
+    g.set_def(scope, 0, Some(ctrl));
+    ctrl
+}
+
+/// The names of the inputs, by index (a shadowed name appears at each of
+/// its indices).
+pub fn reverse_names(g: &Graph, scope: NodeId) -> Vec<String> {
+    let mut names = vec![String::new(); g.n_ins(scope)];
+    for level in levels(g, scope) {
+        for (name, &i) in level {
+            names[i] = name.clone();
+        }
+    }
+    names
+}
+
+/// A copy of the scope with the same tables and the same bound values, in
+/// the same input order so the two can be merged slot by slot. For a loop
+/// head (`is_loop`), every variable instead gets a new Phi on the current
+/// control (the Loop), with its back-edge value left empty; both scopes then
+/// bind the phi.
+pub fn dup(g: &mut Graph, scope: NodeId, is_loop: bool) -> NodeId {
+    let copy = new(g);
+    let tables = names(g, scope).clone();
+    *names_mut(g, copy) = tables;
+    let ctrl = g.input(scope, 0);
+    g.add_def(copy, ctrl);
+    let names = if is_loop {
+        reverse_names(g, scope)
+    } else {
+        Vec::new()
+    };
+    for i in 1..g.n_ins(scope) {
+        let value = g.input(scope, i);
+        if !is_loop {
+            g.add_def(copy, value);
+            continue;
+        }
+        let head = ctrl.expect("a loop head has control");
+        let inputs = vec![Some(head), value, None];
+        let p = g.add_node(
+            NodeKind::Phi {
+                label: names[i].clone(),
+            },
+            inputs,
+        );
+        let p = peephole(g, p);
+        g.add_def(copy, Some(p));
+        g.set_def(scope, i, Some(p));
+    }
+    copy
+}
+
+/// Closes a loop whose head scope is `head`: the back edge comes from
+/// `back` (the scope at the end of the body), each head phi gets its
+/// back-edge value, and phis that turn out useless (the same value on both
+/// paths) are replaced everywhere by that value. `back` is killed.
+pub fn end_loop(g: &mut Graph, head: NodeId, back: NodeId) {
+    let ctrl = ctrl(g, head);
+    debug_assert!(matches!(g.kind(ctrl), NodeKind::Loop) && region::in_progress(g, ctrl));
+    let back_ctrl = g.input(back, 0);
+    g.set_def(ctrl, 2, back_ctrl);
+    for i in 1..g.n_ins(head) {
+        let phi = g.in_(head, i);
+        let value = g.input(back, i);
+        g.set_def(phi, 2, value);
+        // Remove useless phis at once.
+        let better = peephole(g, phi);
+        if better != phi {
+            g.subsume(phi, better);
+        }
+    }
+    g.kill(back);
+}
+
+/// Merges `that` into `this` at a new Region, with a Phi for each name
+/// whose values differ. `that` is killed. Returns the Region (peepholed).
+pub fn merge(g: &mut Graph, this: NodeId, that: NodeId) -> NodeId {
+    let paths = [ctrl(g, this), ctrl(g, that)];
+    let r = region::new(g, &paths);
+    g.keep(r);
+    set_ctrl(g, this, r);
+    let names = reverse_names(g, this);
+    // Slot 0 is the control, now the region itself.
+    for (i, name) in names.iter().enumerate().skip(1) {
+        let (a, b) = (g.in_(this, i), g.in_(that, i));
+        if a != b {
+            let p = phi::new(g, name, r, &[a, b]);
+            let p = peephole(g, p);
+            g.set_def(this, i, Some(p));
+        }
+    }
+    g.kill(that);
+    g.unkeep(r);
+    peephole(g, r)
+}
+
+/// `Scope[a:1, b:arg][c:2]`: each level's bindings.
+pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
+    out.push_str("Scope");
+    for level in levels(g, n) {
+        out.push('[');
+        for (j, (name, &i)) in level.iter().enumerate() {
+            if j > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(name);
+            out.push(':');
+            match g.input(n, i) {
+                Some(v) => print_node(g, v, out),
+                None => out.push_str("null"),
+            }
+        }
+        out.push(']');
+    }
+}
