@@ -396,8 +396,8 @@ fn test_integer_overflow() {
     ] {
         assert_eq!(compile_ok(&src), format!("return {value};"), "{src}");
     }
-    // Division by a constant zero folds to 0 (Simple from chapter 10 on;
-    // chapter 6 in Java throws ArithmeticException).
+    // Division by a constant zero folds to 0, as in Simple from chapter 10
+    // on (before that, Java throws ArithmeticException).
     assert_eq!(compile_ok("return 1/0;"), "return 0;");
     let _ = compile("return arg/0;");
     let _ = compile("return 0/arg;");
