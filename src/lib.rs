@@ -4,10 +4,11 @@
 //! chapter, with the same small driver (`CodeGen`). This library puts them
 //! behind one function, [`compile`], so the command line can run any
 //! chapter, and says which options each chapter understands: `arg` exists
-//! from chapter 4, `#showGraph` from chapter 3, peepholes from chapter 2.
+//! from chapter 4, `#showGraph` from chapter 3, peepholes from chapter 2,
+//! and the graph evaluator behind [`evaluate`] from chapter 8.
 
 /// The newest chapter; the default of `--chapter`.
-pub const LATEST: u32 = 7;
+pub const LATEST: u32 = 8;
 
 /// What the command line asks of a compilation.
 #[derive(Clone, Debug, Default)]
@@ -103,8 +104,66 @@ pub fn compile(chapter: u32, src: &str, options: &Options) -> Result<Compiled, F
             let done = code.parse().map_err(failure!())?;
             Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
         }
+        8 => {
+            let mut code = chapter08::CodeGen::new(src);
+            (code.disable_peephole, code.arg) = (peep, options.arg);
+            let done = code.parse().map_err(failure!())?;
+            Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
+        }
         _ => Err(Failure::Usage(format!(
             "there is no chapter {chapter}: chapters 1 to {LATEST} exist"
+        ))),
+    }
+}
+
+/// How running a program ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evaluation {
+    /// A `return` gave this value.
+    Value(i64),
+    /// Control reached the end without a `return`.
+    Fallthrough,
+    /// The program ran past the budget of loop iterations.
+    Timeout,
+}
+
+/// The first chapter with a graph evaluator.
+pub const FIRST_EVAL_CHAPTER: u32 = 8;
+
+/// Compiles `src` with chapter `chapter` (`arg` unknown at compile time,
+/// peepholes as `options` say) and runs it with `arg` = `arg`, allowing at
+/// most `loops` loop iterations.
+pub fn evaluate(
+    chapter: u32,
+    src: &str,
+    options: &Options,
+    arg: i64,
+    loops: usize,
+) -> Result<Evaluation, Failure> {
+    macro_rules! run {
+        ($krate:ident) => {{
+            let mut code = $krate::CodeGen::new(src);
+            code.disable_peephole = options.no_peephole;
+            let done = code.parse().map_err(|e| Failure::Program {
+                message: e.message,
+                offset: e.offset,
+            })?;
+            Ok(match done.eval(arg, loops) {
+                $krate::Outcome::Value(v) => Evaluation::Value(v),
+                $krate::Outcome::Fallthrough => Evaluation::Fallthrough,
+                $krate::Outcome::Timeout => Evaluation::Timeout,
+            })
+        }};
+    }
+    if options.arg.is_some() {
+        return Err(Failure::Usage(
+            "eval takes the argument's value with --arg, not a compile-time constant".into(),
+        ));
+    }
+    match chapter {
+        8 => run!(chapter08),
+        _ => Err(Failure::Usage(format!(
+            "eval needs chapter {FIRST_EVAL_CHAPTER} or later: chapter {chapter} has no evaluator"
         ))),
     }
 }

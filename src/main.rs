@@ -1,12 +1,13 @@
 //! `simple`: run any chapter of the Simple course on a program.
 //!
-//! Standard output carries only the result (the printed program or the
-//! Graphviz text); diagnostics and the graphs of `#showGraph` statements go
-//! to standard error. Exit status: 0 on success, 1 for an error in the
-//! program, 2 for a bad command line, 70 for an internal compiler error.
+//! Standard output carries only the result (the printed program, the
+//! Graphviz text or the evaluated value); diagnostics and the graphs of
+//! `#showGraph` statements go to standard error. Exit status: 0 on success,
+//! 1 for an error in the program, 2 for a bad command line, 3 when
+//! evaluation runs out of its loop budget, 70 for an internal compiler error.
 
 use clap::{Args, Parser, Subcommand};
-use simple::{compile, render_error, Failure, Options, LATEST};
+use simple::{compile, evaluate, render_error, Evaluation, Failure, Options, LATEST};
 use std::io::Read;
 use std::process::ExitCode;
 
@@ -15,7 +16,7 @@ use std::process::ExitCode;
     name = "simple",
     version,
     about = "The Simple sea-of-nodes compiler course, in Rust: run any chapter on a program",
-    after_help = "Examples:\n  simple print --chapter 4 -e 'return 1+arg+2;'    # return (arg+3);\n  simple dot --chapter 5 prog.smp > graph.dot"
+    after_help = "Examples:\n  simple print --chapter 4 -e 'return 1+arg+2;'    # return (arg+3);\n  simple dot --chapter 5 prog.smp > graph.dot\n  simple eval prog.smp --arg 5"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -28,16 +29,38 @@ enum Command {
     Print(Input),
     /// Parse and optimize, then write the graph in Graphviz form
     Dot(Input),
+    /// Parse and optimize with `arg` unknown, then run the program by walking
+    /// its graph and print the returned value (chapter 8 on)
+    Eval(EvalInput),
+}
+
+#[derive(Args)]
+struct EvalInput {
+    #[command(flatten)]
+    source: Source,
+    /// The value of `arg` when the program runs
+    #[arg(long, allow_hyphen_values = true, default_value_t = 0)]
+    arg: i64,
+    /// Give up after this many trips around loop back edges (exit status 3)
+    #[arg(long, default_value_t = 1000)]
+    loops: usize,
 }
 
 #[derive(Args)]
 struct Input {
-    /// Which chapter's compiler to use
-    #[arg(long, short, default_value_t = LATEST, value_parser = clap::value_parser!(u32).range(1..=LATEST as i64))]
-    chapter: u32,
+    #[command(flatten)]
+    source: Source,
     /// Compile with `arg` known to be this constant (chapter 4 on)
     #[arg(long, allow_hyphen_values = true)]
     arg: Option<i64>,
+}
+
+/// Which compiler, and which program.
+#[derive(Args)]
+struct Source {
+    /// Which chapter's compiler to use
+    #[arg(long, short, default_value_t = LATEST, value_parser = clap::value_parser!(u32).range(1..=LATEST as i64))]
+    chapter: u32,
     /// Turn peephole optimization off (chapter 2 on)
     #[arg(long)]
     no_peephole: bool,
@@ -56,26 +79,31 @@ struct Input {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let (input, want_dot) = match &cli.command {
-        Command::Print(input) => (input, false),
-        Command::Dot(input) => (input, true),
+    let source = match &cli.command {
+        Command::Print(input) | Command::Dot(input) => &input.source,
+        Command::Eval(input) => &input.source,
     };
-    let (name, src) = match read_source(input) {
+    let (name, src) = match read_source(source) {
         Ok(found) => found,
         Err(message) => {
             eprintln!("error: {message}");
             return ExitCode::from(2);
         }
     };
-    let options = Options {
-        arg: input.arg,
-        no_peephole: input.no_peephole,
+    let chapter = source.chapter;
+    let no_peephole = source.no_peephole;
+    let job = match &cli.command {
+        Command::Print(input) => Job::Print(input.arg, false),
+        Command::Dot(input) => Job::Print(input.arg, true),
+        Command::Eval(input) => Job::Eval(input.arg, input.loops),
     };
-    let chapter = input.chapter;
     // Deep programs recurse deeply; give the compiler a roomy stack.
     let worker = std::thread::Builder::new()
         .stack_size(256 << 20)
-        .spawn(move || (compile(chapter, &src, &options), src));
+        .spawn(move || {
+            let result = job.run(chapter, &src, no_peephole);
+            (result, src)
+        });
     let (result, src) = match worker.map(|handle| handle.join()) {
         Ok(Ok(done)) => done,
         _ => {
@@ -85,16 +113,15 @@ fn main() -> ExitCode {
         }
     };
     match result {
-        Ok(compiled) => {
-            for (i, graph) in compiled.show_graphs.iter().enumerate() {
+        Ok(output) => {
+            for (i, graph) in output.show_graphs.iter().enumerate() {
                 eprintln!("// #showGraph {}\n{graph}", i + 1);
             }
-            if want_dot {
-                print!("{}", compiled.dot);
-            } else {
-                println!("{}", compiled.printed);
+            print!("{}", output.stdout);
+            if let Some(message) = &output.stderr {
+                eprintln!("{message}");
             }
-            ExitCode::SUCCESS
+            ExitCode::from(output.status)
         }
         Err(Failure::Program { message, offset }) => {
             eprint!("{}", render_error(&message, &name, &src, offset));
@@ -107,8 +134,72 @@ fn main() -> ExitCode {
     }
 }
 
+/// What to do with the program.
+enum Job {
+    /// Print it (or its graph, when the flag is set), `arg` as given.
+    Print(Option<i64>, bool),
+    /// Run it with this `arg` and loop budget.
+    Eval(i64, usize),
+}
+
+/// What a job writes, and its exit status.
+struct Output {
+    stdout: String,
+    stderr: Option<String>,
+    show_graphs: Vec<String>,
+    status: u8,
+}
+
+impl Job {
+    fn run(self, chapter: u32, src: &str, no_peephole: bool) -> Result<Output, Failure> {
+        match self {
+            Job::Print(arg, want_dot) => {
+                let compiled = compile(chapter, src, &Options { arg, no_peephole })?;
+                let stdout = if want_dot {
+                    compiled.dot
+                } else {
+                    format!("{}\n", compiled.printed)
+                };
+                Ok(Output {
+                    stdout,
+                    stderr: None,
+                    show_graphs: compiled.show_graphs,
+                    status: 0,
+                })
+            }
+            Job::Eval(arg, loops) => {
+                let options = Options {
+                    arg: None,
+                    no_peephole,
+                };
+                let (stdout, stderr, status) = match evaluate(chapter, src, &options, arg, loops)? {
+                    Evaluation::Value(v) => (format!("{v}\n"), None, 0),
+                    Evaluation::Fallthrough => (
+                        String::new(),
+                        Some("error: the program ended without a return".to_owned()),
+                        1,
+                    ),
+                    Evaluation::Timeout => (
+                        String::new(),
+                        Some(format!(
+                            "error: evaluation stopped after {loops} loop iterations"
+                        )),
+                        3,
+                    ),
+                };
+                Ok(Output {
+                    stdout,
+                    stderr,
+                    show_graphs: Vec::new(),
+                    status,
+                })
+            }
+        }
+    }
+}
+
 /// The program's display name and text, from `-e`, a file or stdin.
-fn read_source(input: &Input) -> Result<(String, String), String> {
+fn read_source(input: &Source) -> Result<(String, String), String> {
     if let Some(src) = &input.source {
         return Ok(("<-e>".into(), src.clone()));
     }

@@ -148,7 +148,12 @@ fn bad_command_lines_exit_with_2() {
 
 #[test]
 fn every_command_has_help() {
-    for args in [&["--help"][..], &["print", "--help"], &["dot", "--help"]] {
+    for args in [
+        &["--help"][..],
+        &["print", "--help"],
+        &["dot", "--help"],
+        &["eval", "--help"],
+    ] {
         let out = simple(args);
         assert_eq!(out.status.code(), Some(0), "{args:?}");
         assert!(stdout(&out).contains("Usage:"), "{args:?}");
@@ -176,4 +181,35 @@ fn huge_literal_is_an_error_not_a_crash() {
     let out = simple(&["print", "-e", "return 99999999999999999999;"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).starts_with("error: Syntax error: integer literal out of range"));
+}
+
+#[test]
+fn eval_runs_the_program_with_arg() {
+    let src =
+        "while(arg < 10) { arg = arg + 1; if (arg == 5) break; if (arg == 6) break; } return arg;";
+    let out = simple(&["eval", "-e", src, "--arg", "1"]);
+    assert_eq!(stdout(&out), "5\n");
+    assert_eq!(out.status.code(), Some(0));
+    let out = simple(&["eval", "-e", src, "--arg", "6"]);
+    assert_eq!(stdout(&out), "10\n");
+}
+
+#[test]
+fn eval_of_an_endless_loop_stops_with_status_3() {
+    let out = simple(&[
+        "eval",
+        "-e",
+        "while(1) arg = arg + 1; return arg;",
+        "--loops",
+        "50",
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(stdout(&out), "");
+    assert!(stderr(&out).contains("stopped after 50 loop iterations"));
+}
+
+#[test]
+fn eval_before_chapter_8_is_a_usage_error() {
+    let out = simple(&["eval", "--chapter", "7", "-e", "return 1;"]);
+    assert_eq!(out.status.code(), Some(2));
 }
