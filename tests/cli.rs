@@ -213,3 +213,19 @@ fn eval_before_chapter_8_is_a_usage_error() {
     let out = simple(&["eval", "--chapter", "7", "-e", "return 1;"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn printing_shared_values_as_a_tree_is_capped_in_early_chapters() {
+    // Each `if` shares `a` between both arms: printed as a tree (chapters 3
+    // to 6) the text doubles with every statement. It must stop, not hang.
+    let mut src = String::from("int a=arg;\n");
+    for i in 0..60 {
+        src.push_str(&format!("if(arg=={i}) a=a+{i}; else a=a-1;\n"));
+    }
+    src.push_str("return a;\n");
+    let out = simple(&["print", "--chapter", "6", "-e", &src]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(text.len() < 2 << 20, "{} bytes", text.len());
+    assert!(text.contains("..."));
+}

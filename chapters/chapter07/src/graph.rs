@@ -201,7 +201,7 @@ impl Graph {
             self.nodes[d.index()].outputs.push(n);
         }
         if let Some(d) = old_def {
-            if self.del_use(d, n) {
+            if self.del_use(d, n, true) {
                 self.kill(d);
             }
         }
@@ -222,7 +222,7 @@ impl Graph {
     /// changes, deterministically, as Region and Phi allow).
     pub fn del_def(&mut self, n: NodeId, i: usize) {
         if let Some(d) = self.input(n, i) {
-            if self.del_use(d, n) {
+            if self.del_use(d, n, true) {
                 self.kill(d);
             }
         }
@@ -234,7 +234,7 @@ impl Graph {
         for _ in 0..count {
             let old_def = self.nodes[n.index()].inputs.pop().flatten();
             if let Some(d) = old_def {
-                if self.del_use(d, n) {
+                if self.del_use(d, n, false) {
                     self.kill(d);
                 }
             }
@@ -242,11 +242,27 @@ impl Graph {
     }
 
     /// Removes one `use_` from the outputs of `def`; true if `def` is now unused.
-    /// The search runs from the end: the use going away is nearly always a
-    /// recent one, and Start's list of constants can be very long.
-    fn del_use(&mut self, def: NodeId, use_: NodeId) -> bool {
+    ///
+    /// Simple removes the first occurrence, and the order of outputs is
+    /// observable, so we do too. But the use going away is nearly always a
+    /// recent one, and Start's list of constants can be very long, so when
+    /// `use_` can appear only once we search from the end. It can appear
+    /// more than once only if `def` is several inputs of `use_`; `still_listed`
+    /// says whether the input being removed is still among them.
+    fn del_use(&mut self, def: NodeId, use_: NodeId, still_listed: bool) -> bool {
+        let edges = self.nodes[use_.index()]
+            .inputs
+            .iter()
+            .filter(|&&d| d == Some(def))
+            .count();
+        let repeated = edges > usize::from(still_listed);
         let outputs = &mut self.nodes[def.index()].outputs;
-        if let Some(pos) = outputs.iter().rposition(|&u| u == use_) {
+        let pos = if repeated {
+            outputs.iter().position(|&u| u == use_)
+        } else {
+            outputs.iter().rposition(|&u| u == use_)
+        };
+        if let Some(pos) = pos {
             outputs.swap_remove(pos);
         }
         self.is_unused(def)
@@ -262,7 +278,7 @@ impl Graph {
         while let Some(&top) = stack.last() {
             match self.nodes[top.index()].inputs.pop() {
                 Some(Some(d)) => {
-                    if self.del_use(d, top) {
+                    if self.del_use(d, top, false) {
                         stack.push(d);
                     }
                 }

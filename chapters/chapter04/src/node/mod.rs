@@ -203,8 +203,19 @@ fn int_binary(g: &mut Graph, n: NodeId, fold: impl Fn(i64, i64) -> i64) -> TypeI
     }
 }
 
+/// Printing stops after this many bytes. The expression form prints the
+/// graph as a tree, so a value shared by many users prints once per use and
+/// a chain of shared values grows exponentially; the cap keeps that finite.
+pub const PRINT_LIMIT: usize = 1 << 20;
+
 /// Appends the expression form of `n`, as Simple's `print()` shows it.
 pub fn print(g: &Graph, n: NodeId, out: &mut String) {
+    if out.len() >= PRINT_LIMIT {
+        if !out.ends_with("...") {
+            out.push_str("...");
+        }
+        return;
+    }
     stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
         if g.is_dead(n) {
             out.push_str(&unique_name(g, n));

@@ -1,0 +1,90 @@
+//! The driver: one object that carries a program through the phases.
+//!
+//! Every chapter has the same driver with the same methods, grown as the
+//! chapters grow, so that the `simple` command can run any chapter. In this
+//! chapter there is one phase, `parse` (parsing and peephole optimization
+//! are one pass), two views of the result, `print` and `dot`, and `eval`,
+//! which runs the program by walking its graph.
+
+use crate::dot;
+use crate::error::Error;
+use crate::graph::{Graph, NodeId};
+use crate::node;
+use crate::parser::Parser;
+
+/// A compilation of one Simple program.
+pub struct CodeGen {
+    pub src: String,
+    /// The value of `arg`, when it is a compile-time constant.
+    pub arg: Option<i64>,
+    /// Build the graph exactly as parsed, without peepholes.
+    pub disable_peephole: bool,
+    /// The graph, once parsed.
+    pub graph: Graph,
+    /// The Stop node, once parsed.
+    pub stop: Option<NodeId>,
+    /// The Graphviz text of every `#showGraph` statement, in order.
+    pub show_graphs: Vec<String>,
+}
+
+impl CodeGen {
+    pub fn new(src: &str) -> Self {
+        CodeGen {
+            src: src.to_owned(),
+            arg: None,
+            disable_peephole: false,
+            graph: Graph::new(),
+            stop: None,
+            show_graphs: Vec::new(),
+        }
+    }
+
+    /// Compile with `arg` known to be `value`.
+    pub fn with_arg(mut self, value: i64) -> Self {
+        self.arg = Some(value);
+        self
+    }
+
+    /// Compile without peephole optimization.
+    pub fn without_peepholes(mut self) -> Self {
+        self.disable_peephole = true;
+        self
+    }
+
+    /// Parses and optimizes the program.
+    pub fn parse(&mut self) -> Result<&mut Self, Error> {
+        let src = std::mem::take(&mut self.src);
+        let mut parser = Parser::new(&src, self.arg, self.disable_peephole);
+        let result = parser.parse();
+        self.graph = parser.graph;
+        self.show_graphs = parser.show_graphs;
+        self.src = src;
+        self.stop = Some(result?);
+        Ok(self)
+    }
+
+    pub fn stop(&self) -> NodeId {
+        self.stop.expect("parse() succeeded before stop() is asked")
+    }
+
+    /// The single Return, when the program has exactly one.
+    pub fn ret(&self) -> Option<NodeId> {
+        node::ret(&self.graph, self.stop())
+    }
+
+    /// The optimized program as Simple prints it, e.g. `return (arg+3);`.
+    pub fn print(&self) -> String {
+        node::to_string(&self.graph, self.stop())
+    }
+
+    /// Runs the program with `arg` bound to `arg`, allowing at most `loops`
+    /// trips around loop back edges.
+    pub fn eval(&self, arg: i64, loops: usize) -> crate::eval::Outcome {
+        crate::eval::evaluate(&self.graph, arg, loops)
+    }
+
+    /// The graph in Graphviz form.
+    pub fn dot(&self) -> String {
+        dot::generate(&self.graph, &self.src, &[])
+    }
+}

@@ -1,0 +1,13 @@
+//! Minus: unary negation.
+
+use crate::graph::{Graph, NodeId};
+use crate::types::{TypeId, Types};
+
+pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
+    let t = g.ty(g.in_(n, 1));
+    match g.types.int_value(t) {
+        Some(v) => g.types.int(v.wrapping_neg()),
+        None if g.types.is_int(t) => t,
+        None => Types::BOTTOM,
+    }
+}

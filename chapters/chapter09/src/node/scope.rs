@@ -1,0 +1,266 @@
+//! Scope: the parser's symbol tables, as a node.
+//!
+//! A Scope node's inputs are the current values of every variable in scope,
+//! input 0 being the current control (the name `$ctrl`, which no program can
+//! spell). Being inputs, these values count as used and stay alive while a
+//! name refers to them. Nested blocks push and pop tables of names; a name
+//! maps to an input index. An `if` duplicates the scope for its two arms and
+//! merges them afterwards, making a Region and one Phi for every variable
+//! whose value differs between the arms: this is how SSA form comes out of
+//! parsing without a separate pass.
+//!
+//! Loops make phis lazily. Entering a loop, the body's scope binds every
+//! variable to the loop's head scope itself, a sentinel meaning "whatever
+//! the head has". Only when a variable is looked up or assigned in the loop
+//! does the head get a Phi for it (`lookup`/`update` below), so variables
+//! a loop never touches get no phi at all. When the body is done, each head
+//! phi receives its back-edge value.
+
+use super::{peephole, phi, print as print_node, region, NodeKind, Printer};
+use crate::graph::{Graph, NodeId};
+use crate::types::Types;
+use indexmap::IndexMap;
+
+/// The name bound to the current control.
+pub const CTRL: &str = "$ctrl";
+/// The name of the function's argument.
+pub const ARG0: &str = "arg";
+
+/// A stack of lexical scopes, innermost last; each maps names to inputs.
+#[derive(Clone, Debug, Default)]
+pub struct ScopeNames {
+    pub levels: Vec<IndexMap<String, usize>>,
+}
+
+pub fn new(g: &mut Graph) -> NodeId {
+    let scope = g.add_node(NodeKind::Scope(Box::default()), vec![]);
+    g.set_ty(scope, Types::BOTTOM);
+    scope
+}
+
+fn names(g: &Graph, scope: NodeId) -> &ScopeNames {
+    match g.kind(scope) {
+        NodeKind::Scope(names) => names,
+        _ => unreachable!("not a scope node"),
+    }
+}
+
+fn names_mut(g: &mut Graph, scope: NodeId) -> &mut ScopeNames {
+    match g.kind_mut(scope) {
+        NodeKind::Scope(names) => names,
+        _ => unreachable!("not a scope node"),
+    }
+}
+
+pub fn levels(g: &Graph, scope: NodeId) -> &[IndexMap<String, usize>] {
+    &names(g, scope).levels
+}
+
+/// Enters a nested scope.
+pub fn push(g: &mut Graph, scope: NodeId) {
+    names_mut(g, scope).levels.push(IndexMap::new());
+}
+
+/// Leaves the innermost scope, dropping its variables.
+pub fn pop(g: &mut Graph, scope: NodeId) {
+    let level = names_mut(g, scope).levels.pop().unwrap_or_default();
+    g.pop_n(scope, level.len());
+}
+
+/// Binds a new name in the innermost scope; `false` if it is already bound
+/// there.
+pub fn define(g: &mut Graph, scope: NodeId, name: &str, value: NodeId) -> bool {
+    let index = g.n_ins(scope);
+    let level = names_mut(g, scope)
+        .levels
+        .last_mut()
+        .expect("define inside a scope");
+    if level.contains_key(name) {
+        return false;
+    }
+    level.insert(name.to_owned(), index);
+    g.add_def(scope, Some(value));
+    true
+}
+
+/// The level and input index a name is bound to, innermost first.
+fn find(g: &Graph, scope: NodeId, name: &str) -> Option<(usize, usize)> {
+    levels(g, scope)
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(level, names)| names.get(name).map(|&i| (level, i)))
+}
+
+/// The value of a name, or `None` if it is not bound. Reading a variable
+/// inside a loop may create its phi at the loop head.
+pub fn lookup(g: &mut Graph, scope: NodeId, name: &str) -> Option<NodeId> {
+    let (level, i) = find(g, scope, name)?;
+    Some(resolve(g, scope, name, level, i))
+}
+
+/// Rebinds a name to `value`; `false` if the name is not bound.
+pub fn update(g: &mut Graph, scope: NodeId, name: &str, value: NodeId) -> bool {
+    match find(g, scope, name) {
+        Some((level, i)) => {
+            resolve(g, scope, name, level, i);
+            g.set_def(scope, i, Some(value));
+            true
+        }
+        None => false,
+    }
+}
+
+/// The value in slot `i`, turning a lazy sentinel (a loop head scope) into
+/// that head's phi for the name, made now if the head has none yet. The
+/// phi's entry value is looked up in the head itself, which may be lazy in
+/// turn for an outer loop.
+fn resolve(g: &mut Graph, scope: NodeId, name: &str, level: usize, i: usize) -> NodeId {
+    let old = g.in_(scope, i);
+    if !matches!(g.kind(old), NodeKind::Scope(_)) {
+        return old;
+    }
+    let head = old;
+    let head_ctrl = ctrl(g, head);
+    let current = g.in_(head, i);
+    let phi = match g.kind(current) {
+        NodeKind::Phi { .. } if g.input(current, 0) == Some(head_ctrl) => current,
+        _ => {
+            let entry = resolve(g, head, name, level, i);
+            let p = g.add_node(
+                NodeKind::Phi {
+                    label: name.to_owned(),
+                },
+                vec![Some(head_ctrl), Some(entry), None],
+            );
+            let p = peephole(g, p);
+            g.set_def(head, i, Some(p));
+            p
+        }
+    };
+    g.set_def(scope, i, Some(phi));
+    phi
+}
+
+pub fn ctrl(g: &Graph, scope: NodeId) -> NodeId {
+    g.in_(scope, 0)
+}
+
+/// Makes `ctrl` the current control; returns it.
+pub fn set_ctrl(g: &mut Graph, scope: NodeId, ctrl: NodeId) -> NodeId {
+    g.set_def(scope, 0, Some(ctrl));
+    ctrl
+}
+
+/// The names of the inputs, by index (a shadowed name appears at each of
+/// its indices).
+pub fn reverse_names(g: &Graph, scope: NodeId) -> Vec<String> {
+    let mut names = vec![String::new(); g.n_ins(scope)];
+    for level in levels(g, scope) {
+        for (name, &i) in level {
+            names[i] = name.clone();
+        }
+    }
+    names
+}
+
+/// A copy of the scope with the same tables and the same bound values, in
+/// the same input order so the two can be merged slot by slot. For a loop
+/// body (`is_loop`), every variable is bound instead to `scope` itself, the
+/// lazy-phi sentinel (see the module doc).
+pub fn dup(g: &mut Graph, scope: NodeId, is_loop: bool) -> NodeId {
+    let copy = new(g);
+    let tables = names(g, scope).clone();
+    *names_mut(g, copy) = tables;
+    let ctrl = g.input(scope, 0);
+    g.add_def(copy, ctrl);
+    for i in 1..g.n_ins(scope) {
+        let value = if is_loop {
+            Some(scope)
+        } else {
+            g.input(scope, i)
+        };
+        g.add_def(copy, value);
+    }
+    copy
+}
+
+/// Closes a loop whose head scope is `head`: the back edge comes from
+/// `back` (the scope at the end of the body), each head phi gets its
+/// back-edge value, the `exit` scope's lazy sentinels become the head's
+/// values, and phis that turn out useless (the same value on both paths)
+/// are replaced everywhere by that value. `back` is killed.
+pub fn end_loop(g: &mut Graph, head: NodeId, back: NodeId, exit: NodeId) {
+    let ctrl = ctrl(g, head);
+    debug_assert!(matches!(g.kind(ctrl), NodeKind::Loop) && region::in_progress(g, ctrl));
+    let back_ctrl = g.input(back, 0);
+    g.set_def(ctrl, 2, back_ctrl);
+    for i in 1..g.n_ins(head) {
+        let value = g.in_(back, i);
+        if value != head {
+            // The body touched the variable, so the head has its phi.
+            let phi = g.in_(head, i);
+            g.set_def(phi, 2, Some(value));
+        }
+        if g.input(exit, i) == Some(head) {
+            let at_head = g.input(head, i);
+            g.set_def(exit, i, at_head);
+        }
+    }
+    g.kill(back);
+    // Remove useless phis at once.
+    for i in 1..g.n_ins(head) {
+        let phi = g.in_(head, i);
+        if matches!(g.kind(phi), NodeKind::Phi { .. }) {
+            let better = peephole(g, phi);
+            if better != phi {
+                g.subsume(phi, better);
+                g.set_def(head, i, Some(better));
+            }
+        }
+    }
+}
+
+/// Merges `that` into `this` at a new Region, with a Phi for each name
+/// whose values differ. `that` is killed. Returns the Region (peepholed).
+pub fn merge(g: &mut Graph, this: NodeId, that: NodeId) -> NodeId {
+    let paths = [ctrl(g, this), ctrl(g, that)];
+    let r = region::new(g, &paths);
+    g.keep(r);
+    set_ctrl(g, this, r);
+    let names = reverse_names(g, this);
+    // Slot 0 is the control, now the region itself.
+    for (i, name) in names.iter().enumerate().skip(1) {
+        if g.input(this, i) != g.input(that, i) {
+            // Looking the name up makes any lazy phi real.
+            let a = lookup(g, this, name).expect("merged scopes bind the same names");
+            let b = lookup(g, that, name).expect("merged scopes bind the same names");
+            let p = phi::new(g, name, r, &[a, b]);
+            let p = peephole(g, p);
+            g.set_def(this, i, Some(p));
+        }
+    }
+    g.kill(that);
+    g.unkeep(r);
+    peephole(g, r)
+}
+
+/// `Scope[a:1, b:arg][c:2]`: each level's bindings.
+pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
+    out.push_str("Scope");
+    for level in levels(g, n) {
+        out.push('[');
+        for (j, (name, &i)) in level.iter().enumerate() {
+            if j > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(name);
+            out.push(':');
+            match g.input(n, i) {
+                Some(v) => print_node(g, v, out),
+                None => out.push_str("null"),
+            }
+        }
+        out.push(']');
+    }
+}

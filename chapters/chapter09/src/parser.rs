@@ -1,0 +1,535 @@
+//! The parser: source text straight to a sea-of-nodes graph.
+//!
+//! A recursive-descent parser that builds and optimizes nodes as it reads;
+//! there is no syntax tree. Each node is peepholed the moment it is made, so
+//! `1+2` never exists as an Add: the parser receives the constant 3.
+//!
+//! ```text
+//! program    : statement*
+//! statement  : 'return' expr ';' | 'int' id '=' expr ';' | id '=' expr ';'
+//!            | '{' statement* '}' | 'if' '(' expr ')' statement ['else' statement]
+//!            | 'while' '(' expr ')' statement | 'break' ';' | 'continue' ';'
+//!            | '#showGraph' ';' | ';'
+//! expr       : additive [('==' | '!=' | '<' | '<=' | '>' | '>=') expr]
+//! additive   : multiplicative [('+' | '-') additive]
+//! multiplicative : unary [('*' | '/') multiplicative]
+//! unary      : '-' unary | primary
+//! primary    : integer | 'true' | 'false' | id | '(' expr ')'
+//! ```
+//!
+//! Binary operators are parsed right-recursively, as in Simple; the
+//! peepholes re-associate sums into their canonical left-leaning form.
+//! Recursion is guarded: the machine stack grows on demand and nesting past
+//! [`MAX_NESTING`] levels is an error, not a crash.
+
+use crate::dot;
+use crate::error::Error;
+use crate::graph::{Graph, NodeId};
+use crate::lexer::Lexer;
+use crate::node::{self, if_new, loop_new, proj_new, return_new, scope, BoolOp, NodeKind};
+use crate::types::Types;
+
+/// The deepest nesting of statements and expressions accepted.
+pub const MAX_NESTING: usize = 50_000;
+
+const KEYWORDS: [&str; 9] = [
+    "break", "continue", "else", "false", "if", "int", "return", "true", "while",
+];
+
+pub struct Parser<'a> {
+    lexer: Lexer<'a>,
+    src: &'a str,
+    pub graph: Graph,
+    /// The current scope; it changes at every `if`.
+    scope: NodeId,
+    /// Every live scope, for drawing them in `#showGraph`.
+    x_scopes: Vec<NodeId>,
+    pub stop: NodeId,
+    /// The Graphviz text of each `#showGraph`, in program order.
+    pub show_graphs: Vec<String>,
+    /// Inside a loop: the scope that `continue`s merge into (none yet).
+    continue_scope: Option<NodeId>,
+    /// Inside a loop: the scope that `break`s and the loop exit merge into.
+    break_scope: Option<NodeId>,
+    depth: usize,
+}
+
+type Parsed = Result<NodeId, Error>;
+
+impl<'a> Parser<'a> {
+    /// A parser for `src`; `arg` is a known constant or, if `None`, any
+    /// integer.
+    pub fn new(src: &'a str, arg: Option<i64>, disable_peephole: bool) -> Self {
+        let mut graph = Graph::new();
+        graph.disable_peephole = disable_peephole;
+        let arg_type = match arg {
+            Some(value) => graph.types.int(value),
+            None => Types::INT_BOT,
+        };
+        let scope = scope::new(&mut graph);
+        let args = graph.types.tuple(&[Types::CTRL, arg_type]);
+        node::start_new(&mut graph, args);
+        let stop = node::stop_new(&mut graph);
+        Parser {
+            lexer: Lexer::new(src),
+            src,
+            graph,
+            scope,
+            x_scopes: Vec::new(),
+            stop,
+            show_graphs: Vec::new(),
+            continue_scope: None,
+            break_scope: None,
+            depth: 0,
+        }
+    }
+
+    /// Parses the whole program and returns Stop.
+    pub fn parse(&mut self) -> Parsed {
+        self.x_scopes.push(self.scope);
+        let (g, sc) = (&mut self.graph, self.scope);
+        scope::push(g, sc);
+        let start = g.start();
+        let ctrl = proj_new(g, start, 0, scope::CTRL);
+        let ctrl = node::peephole(g, ctrl);
+        scope::define(g, sc, scope::CTRL, ctrl);
+        let arg = proj_new(g, start, 1, scope::ARG0);
+        let arg = node::peephole(g, arg);
+        scope::define(g, sc, scope::ARG0, arg);
+        self.parse_block()?;
+        scope::pop(&mut self.graph, self.scope);
+        self.x_scopes.pop();
+        if !self.lexer.is_eof() {
+            let at = self.lexer.token_start();
+            let tok = self.lexer.any_next_token();
+            return Err(Error::new(format!("Syntax error, unexpected {tok}"), at));
+        }
+        Ok(node::peephole(&mut self.graph, self.stop))
+    }
+
+    /// Runs `f` one nesting level deeper, growing the stack when needed.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, Error>) -> Result<T, Error> {
+        if self.depth >= MAX_NESTING {
+            let at = self.lexer.token_start();
+            return Err(Error::new(
+                format!("Program nested too deeply (more than {MAX_NESTING} levels)"),
+                at,
+            ));
+        }
+        self.depth += 1;
+        let result = stacker::maybe_grow(64 * 1024, 1024 * 1024, || f(self));
+        self.depth -= 1;
+        result
+    }
+
+    fn ctrl(&self) -> NodeId {
+        scope::ctrl(&self.graph, self.scope)
+    }
+
+    fn set_ctrl(&mut self, ctrl: NodeId) -> NodeId {
+        scope::set_ctrl(&mut self.graph, self.scope, ctrl)
+    }
+
+    fn peephole(&mut self, n: NodeId) -> NodeId {
+        node::peephole(&mut self.graph, n)
+    }
+
+    /// `statement*` up to a `}` or the end; the braces belong to the caller.
+    fn parse_block(&mut self) -> Result<(), Error> {
+        scope::push(&mut self.graph, self.scope);
+        while !self.lexer.peek_is('}') && !self.lexer.is_eof() {
+            self.parse_statement()?;
+        }
+        scope::pop(&mut self.graph, self.scope);
+        Ok(())
+    }
+
+    fn parse_statement(&mut self) -> Result<(), Error> {
+        self.nested(|p| {
+            let at = p.lexer.token_start();
+            if p.lexer.matchx("return") {
+                p.parse_return()
+            } else if p.lexer.matchx("int") {
+                p.parse_decl()
+            } else if p.lexer.matches("{") {
+                p.parse_block()?;
+                p.require("}")
+            } else if p.lexer.matchx("if") {
+                p.parse_if(at)
+            } else if p.lexer.matchx("while") {
+                p.parse_while()
+            } else if p.lexer.matchx("break") {
+                p.parse_break(at)
+            } else if p.lexer.matchx("continue") {
+                p.parse_continue(at)
+            } else if p.lexer.matchx("#showGraph") {
+                p.show_graph();
+                p.require(";")
+            } else if p.lexer.matchx(";") {
+                Ok(()) // the empty statement
+            } else {
+                p.parse_expression_statement()
+            }
+        })
+    }
+
+    /// `if ( expr ) statement [else statement]`, `if` already read at `at`.
+    fn parse_if(&mut self, at: usize) -> Result<(), Error> {
+        self.require("(")?;
+        let pred = self.parse_expression()?;
+        self.require(")")?;
+        // The If is kept alive across the peephole of its True arm, which
+        // may replace that arm by the If's own control.
+        let ctrl = self.ctrl();
+        let if_node = if_new(&mut self.graph, ctrl, pred);
+        self.graph.keep(if_node);
+        let if_node = self.peephole(if_node);
+        let if_true = proj_new(&mut self.graph, if_node, 0, "True");
+        let if_true = self.peephole(if_true);
+        self.graph.unkeep(if_node);
+        let if_false = proj_new(&mut self.graph, if_node, 1, "False");
+        let if_false = self.peephole(if_false);
+
+        // Each arm gets its own copy of the scope.
+        let ndefs = self.graph.n_ins(self.scope);
+        let mut f_scope = scope::dup(&mut self.graph, self.scope, false);
+        self.x_scopes.push(f_scope);
+
+        self.set_ctrl(if_true);
+        self.parse_statement()?;
+        let t_scope = self.scope;
+
+        self.scope = f_scope;
+        self.set_ctrl(if_false);
+        if self.lexer.matchx("else") {
+            self.parse_statement()?;
+            f_scope = self.scope;
+        }
+
+        if self.graph.n_ins(t_scope) != ndefs || self.graph.n_ins(f_scope) != ndefs {
+            return Err(Error::new(
+                "Cannot define a new name on one arm of an if",
+                at,
+            ));
+        }
+
+        self.scope = t_scope;
+        self.x_scopes.pop();
+        let merged = scope::merge(&mut self.graph, t_scope, f_scope);
+        self.set_ctrl(merged);
+        Ok(())
+    }
+
+    /// `while ( expr ) statement`, `while` already read.
+    ///
+    /// The loop head is a Loop node; the body's scope binds every variable
+    /// lazily to the head scope, which makes a Phi only for the variables
+    /// the loop uses. The body runs on the True arm; the False arm starts the
+    /// break scope, where every `break` also lands and which becomes the
+    /// scope after the loop. `continue`s merge into a continue scope, which
+    /// joins the end of the body to form the back edge.
+    fn parse_while(&mut self) -> Result<(), Error> {
+        let saved_continue = self.continue_scope;
+        let saved_break = self.break_scope;
+        self.require("(")?;
+        let entry = self.ctrl();
+        let head_ctrl = loop_new(&mut self.graph, entry);
+        let head_ctrl = self.peephole(head_ctrl);
+        self.set_ctrl(head_ctrl);
+        // The head scope keeps the phis; the body works on a lazy copy.
+        let head = self.graph.keep(self.scope);
+        self.scope = scope::dup(&mut self.graph, head, true);
+        self.x_scopes.push(self.scope);
+
+        let pred = self.parse_expression()?;
+        self.require(")")?;
+        let ctrl = self.ctrl();
+        let if_node = if_new(&mut self.graph, ctrl, pred);
+        self.graph.keep(if_node);
+        let if_node = self.peephole(if_node);
+        let if_true = proj_new(&mut self.graph, if_node, 0, "True");
+        let if_true = self.peephole(if_true);
+        self.graph.unkeep(if_node);
+        let if_false = proj_new(&mut self.graph, if_node, 1, "False");
+        let if_false = self.peephole(if_false);
+
+        // Leaving the loop: the False arm starts the break scope.
+        self.set_ctrl(if_false);
+        let break_scope = scope::dup(&mut self.graph, self.scope, false);
+        self.x_scopes.push(break_scope);
+        self.break_scope = Some(break_scope);
+        self.continue_scope = None;
+
+        self.set_ctrl(if_true);
+        self.parse_statement()?;
+
+        // The end of the body and every continue form the back edge.
+        if let Some(continues) = self.continue_scope {
+            let merged = self.jump_to(Some(continues));
+            self.graph.kill(self.scope);
+            self.scope = merged;
+        }
+
+        let exit = self.break_scope.expect("set above, restored below");
+        scope::end_loop(&mut self.graph, head, self.scope, exit);
+        self.graph.unkeep(head);
+        self.graph.kill(head);
+        self.x_scopes.pop();
+        self.x_scopes.pop();
+        self.continue_scope = saved_continue;
+        self.break_scope = saved_break;
+        self.scope = exit;
+        Ok(())
+    }
+
+    /// Jumps from here to `to` (a break or continue scope): the current
+    /// scope is copied and trimmed to the loop's nesting, merged into `to`
+    /// (or becomes it, if there is none yet), and control here dies.
+    fn jump_to(&mut self, to: Option<NodeId>) -> NodeId {
+        let cur = scope::dup(&mut self.graph, self.scope, false);
+        let dead = node::new_constant(&mut self.graph, Types::XCTRL);
+        let dead = self.peephole(dead);
+        self.set_ctrl(dead);
+        let depth = self
+            .break_scope
+            .map_or(0, |b| scope::levels(&self.graph, b).len());
+        while scope::levels(&self.graph, cur).len() > depth {
+            scope::pop(&mut self.graph, cur);
+        }
+        match to {
+            None => cur,
+            Some(to) => {
+                scope::merge(&mut self.graph, to, cur);
+                to
+            }
+        }
+    }
+
+    fn check_loop_active(&mut self, at: usize) -> Result<(), Error> {
+        match self.break_scope {
+            Some(_) => Ok(()),
+            None => Err(Error::new("No active loop for a break or continue", at)),
+        }
+    }
+
+    /// `break ;`, `break` already read at `at`.
+    fn parse_break(&mut self, at: usize) -> Result<(), Error> {
+        self.check_loop_active(at)?;
+        let target = self.break_scope;
+        self.break_scope = Some(self.jump_to(target));
+        self.require(";")
+    }
+
+    /// `continue ;`, `continue` already read at `at`.
+    fn parse_continue(&mut self, at: usize) -> Result<(), Error> {
+        self.check_loop_active(at)?;
+        let target = self.continue_scope;
+        self.continue_scope = Some(self.jump_to(target));
+        self.require(";")
+    }
+
+    /// `return expr ;`: adds a Return to Stop and makes control dead.
+    fn parse_return(&mut self) -> Result<(), Error> {
+        let expr = self.parse_expression()?;
+        self.require(";")?;
+        let ctrl = self.ctrl();
+        let ret = return_new(&mut self.graph, ctrl, expr);
+        let ret = self.peephole(ret);
+        self.graph.add_def(self.stop, Some(ret));
+        let dead = node::new_constant(&mut self.graph, Types::XCTRL);
+        let dead = self.peephole(dead);
+        self.set_ctrl(dead);
+        Ok(())
+    }
+
+    /// `#showGraph;` records the graph as it stands.
+    fn show_graph(&mut self) {
+        let text = dot::generate(&self.graph, self.src, &self.x_scopes);
+        self.show_graphs.push(text);
+    }
+
+    /// `name = expr ;`
+    fn parse_expression_statement(&mut self) -> Result<(), Error> {
+        let at = self.lexer.token_start();
+        let name = self.require_id()?;
+        self.require("=")?;
+        let expr = self.parse_expression()?;
+        self.require(";")?;
+        if !scope::update(&mut self.graph, self.scope, &name, expr) {
+            return Err(Error::new(format!("Undefined name '{name}'"), at));
+        }
+        Ok(())
+    }
+
+    /// `int name = expr ;`
+    fn parse_decl(&mut self) -> Result<(), Error> {
+        let at = self.lexer.token_start();
+        let name = self.require_id()?;
+        self.require("=")?;
+        let expr = self.parse_expression()?;
+        self.require(";")?;
+        if !scope::define(&mut self.graph, self.scope, &name, expr) {
+            return Err(Error::new(format!("Redefining name '{name}'"), at));
+        }
+        Ok(())
+    }
+
+    fn parse_expression(&mut self) -> Parsed {
+        self.parse_comparison()
+    }
+
+    /// `additive [op expr]` for the six comparisons.
+    fn parse_comparison(&mut self) -> Parsed {
+        self.nested(|p| {
+            let lhs = p.parse_addition()?;
+            let (op, swap, negate) = if p.lexer.matches("==") {
+                (BoolOp::Eq, false, false)
+            } else if p.lexer.matches("!=") {
+                (BoolOp::Eq, false, true)
+            } else if p.lexer.matches("<=") {
+                (BoolOp::Le, false, false)
+            } else if p.lexer.matches("<") {
+                (BoolOp::Lt, false, false)
+            } else if p.lexer.matches(">=") {
+                (BoolOp::Le, true, false)
+            } else if p.lexer.matches(">") {
+                (BoolOp::Lt, true, false)
+            } else {
+                return Ok(lhs);
+            };
+            let rhs = p.parse_comparison()?;
+            let (a, b) = if swap { (rhs, lhs) } else { (lhs, rhs) };
+            let cmp = node::new_binary(&mut p.graph, NodeKind::Bool(op), a, b);
+            let cmp = p.peephole(cmp);
+            if !negate {
+                return Ok(cmp);
+            }
+            let not = p.graph.add_node(NodeKind::Not, vec![None, Some(cmp)]);
+            Ok(p.peephole(not))
+        })
+    }
+
+    /// `multiplicative [('+' | '-') additive]`
+    fn parse_addition(&mut self) -> Parsed {
+        self.nested(|p| {
+            let lhs = p.parse_multiplication()?;
+            let kind = if p.lexer.matches("+") {
+                NodeKind::Add
+            } else if p.lexer.matches("-") {
+                NodeKind::Sub
+            } else {
+                return Ok(lhs);
+            };
+            let rhs = p.parse_addition()?;
+            let n = node::new_binary(&mut p.graph, kind, lhs, rhs);
+            Ok(p.peephole(n))
+        })
+    }
+
+    /// `unary [('*' | '/') multiplicative]`
+    fn parse_multiplication(&mut self) -> Parsed {
+        self.nested(|p| {
+            let lhs = p.parse_unary()?;
+            let kind = if p.lexer.matches("*") {
+                NodeKind::Mul
+            } else if p.lexer.matches("/") {
+                NodeKind::Div
+            } else {
+                return Ok(lhs);
+            };
+            let rhs = p.parse_multiplication()?;
+            let n = node::new_binary(&mut p.graph, kind, lhs, rhs);
+            Ok(p.peephole(n))
+        })
+    }
+
+    /// `'-' unary | primary`
+    fn parse_unary(&mut self) -> Parsed {
+        self.nested(|p| {
+            if p.lexer.matches("-") {
+                let operand = p.parse_unary()?;
+                let n = p.graph.add_node(NodeKind::Minus, vec![None, Some(operand)]);
+                return Ok(p.peephole(n));
+            }
+            p.parse_primary()
+        })
+    }
+
+    /// `integer | '(' expr ')' | 'true' | 'false' | id`
+    fn parse_primary(&mut self) -> Parsed {
+        let at = self.lexer.token_start();
+        if self.lexer.is_number() {
+            return self.parse_integer_literal();
+        }
+        if self.lexer.matches("(") {
+            let e = self.parse_expression()?;
+            self.require(")")?;
+            return Ok(e);
+        }
+        if self.lexer.matchx("true") {
+            return Ok(self.constant(1));
+        }
+        if self.lexer.matchx("false") {
+            return Ok(self.constant(0));
+        }
+        let Some(name) = self.lexer.match_id() else {
+            return Err(self.error_syntax("an identifier or expression"));
+        };
+        scope::lookup(&mut self.graph, self.scope, &name)
+            .ok_or_else(|| Error::new(format!("Undefined name '{name}'"), at))
+    }
+
+    fn constant(&mut self, value: i64) -> NodeId {
+        let ty = self.graph.types.int(value);
+        let c = node::new_constant(&mut self.graph, ty);
+        self.peephole(c)
+    }
+
+    /// `[1-9][0-9]* | 0`, as a 64-bit signed integer.
+    fn parse_integer_literal(&mut self) -> Parsed {
+        let at = self.lexer.pos();
+        let digits = self.lexer.number_string();
+        if digits.len() > 1 && digits.starts_with('0') {
+            return Err(Error::new(
+                "Syntax error: integer values cannot start with '0'",
+                at,
+            ));
+        }
+        let value: i64 = digits.parse().map_err(|_| {
+            Error::new(
+                format!("Syntax error: integer literal out of range: {digits}"),
+                at,
+            )
+        })?;
+        Ok(self.constant(value))
+    }
+
+    /// An identifier that is not a keyword.
+    fn require_id(&mut self) -> Result<String, Error> {
+        let at = self.lexer.token_start();
+        match self.lexer.match_id() {
+            Some(id) if !KEYWORDS.contains(&id.as_str()) => Ok(id),
+            id => Err(Error::new(
+                format!(
+                    "Expected an identifier, found '{}'",
+                    id.as_deref().unwrap_or("null")
+                ),
+                at,
+            )),
+        }
+    }
+
+    fn require(&mut self, syntax: &str) -> Result<(), Error> {
+        if self.lexer.matches(syntax) {
+            Ok(())
+        } else {
+            Err(self.error_syntax(syntax))
+        }
+    }
+
+    fn error_syntax(&mut self, expected: &str) -> Error {
+        let at = self.lexer.token_start();
+        let tok = self.lexer.any_next_token();
+        Error::new(format!("Syntax error, expected {expected}: {tok}"), at)
+    }
+}
