@@ -5,10 +5,12 @@
 //! behind one function, [`compile`], so the command line can run any
 //! chapter, and says which options each chapter understands: `arg` exists
 //! from chapter 4, `#showGraph` from chapter 3, peepholes from chapter 2,
-//! and the graph evaluator behind [`evaluate`] from chapter 8.
+//! and the graph evaluator behind [`evaluate`] from chapter 8. From chapter
+//! 9 on, parsing is followed by the iterative optimizer (`iterate`), as
+//! Simple's tests do.
 
 /// The newest chapter; the default of `--chapter`.
-pub const LATEST: u32 = 8;
+pub const LATEST: u32 = 9;
 
 /// What the command line asks of a compilation.
 #[derive(Clone, Debug, Default)]
@@ -110,6 +112,15 @@ pub fn compile(chapter: u32, src: &str, options: &Options) -> Result<Compiled, F
             let done = code.parse().map_err(failure!())?;
             Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
         }
+        9 => {
+            let mut code = chapter09::CodeGen::new(src);
+            (code.disable_peephole, code.arg) = (peep, options.arg);
+            let done = code.parse().map_err(failure!())?;
+            if !peep {
+                done.iterate();
+            }
+            Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
+        }
         _ => Err(Failure::Usage(format!(
             "there is no chapter {chapter}: chapters 1 to {LATEST} exist"
         ))),
@@ -141,13 +152,14 @@ pub fn evaluate(
     loops: usize,
 ) -> Result<Evaluation, Failure> {
     macro_rules! run {
-        ($krate:ident) => {{
+        ($krate:ident $(, $iterate:ident)?) => {{
             let mut code = $krate::CodeGen::new(src);
             code.disable_peephole = options.no_peephole;
             let done = code.parse().map_err(|e| Failure::Program {
                 message: e.message,
                 offset: e.offset,
             })?;
+            $( if !options.no_peephole { done.$iterate(); } )?
             Ok(match done.eval(arg, loops) {
                 $krate::Outcome::Value(v) => Evaluation::Value(v),
                 $krate::Outcome::Fallthrough => Evaluation::Fallthrough,
@@ -162,6 +174,7 @@ pub fn evaluate(
     }
     match chapter {
         8 => run!(chapter08),
+        9 => run!(chapter09, iterate),
         _ => Err(Failure::Usage(format!(
             "eval needs chapter {FIRST_EVAL_CHAPTER} or later: chapter {chapter} has no evaluator"
         ))),

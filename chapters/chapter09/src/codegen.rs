@@ -3,8 +3,9 @@
 //! Every chapter has the same driver with the same methods, grown as the
 //! chapters grow, so that the `simple` command can run any chapter. In this
 //! chapter there is one phase, `parse` (parsing and peephole optimization
-//! are one pass), two views of the result, `print` and `dot`, and `eval`,
-//! which runs the program by walking its graph.
+//! are one pass), `iterate` (peepholes again, to a fixed point, now that
+//! the whole program is known), two views of the result, `print` and `dot`,
+//! and `eval`, which runs the program by walking its graph.
 
 use crate::dot;
 use crate::error::Error;
@@ -75,6 +76,20 @@ impl CodeGen {
     /// The optimized program as Simple prints it, e.g. `return (arg+3);`.
     pub fn print(&self) -> String {
         node::to_string(&self.graph, self.stop())
+    }
+
+    /// Optimizes to a fixed point: revisits every node that may improve
+    /// until none does (see `iter.rs`).
+    pub fn iterate(&mut self) -> &mut Self {
+        crate::iter::iterate(&mut self.graph);
+        self
+    }
+
+    /// Changes the seed of the order in which `iterate` visits nodes. The
+    /// result must not depend on it; tests use this to check that it does not.
+    pub fn with_seed(&mut self, seed: u64) -> &mut Self {
+        self.graph.work.reseed(seed);
+        self
     }
 
     /// Runs the program with `arg` bound to `arg`, allowing at most `loops`

@@ -14,10 +14,20 @@
 //! creation order starting at 1, the way Simple numbers its nodes, so our
 //! printed ids match the Java course. A dead node keeps its slot; ids are
 //! never reused within a compilation.
+//!
+//! From chapter 9 the graph also keeps the global value numbering table
+//! (one node per distinct operation on the same inputs) and the worklist of
+//! the iterative optimizer. A node in the table must not change its inputs
+//! unnoticed, so every edge function first takes the node out of the table
+//! (`unlock`); the next peephole puts it back. Edge changes also queue the
+//! nodes they may have made optimizable.
 
+use crate::iter::WorkList;
 use crate::node::NodeKind;
 use crate::types::{TypeId, Types};
+use rustc_hash::FxHashMap;
 use std::fmt;
+use std::mem::Discriminant;
 use std::num::NonZeroU32;
 
 /// The name of a node: its index in the arena plus one.
@@ -59,6 +69,20 @@ pub struct Node {
     ty: Option<TypeId>,
     /// Depth in the dominator tree, 0 while unknown.
     pub(crate) idepth: u32,
+    /// The node is in the value-numbering table.
+    in_gvn: bool,
+    /// Nodes whose peepholes looked at this node without being its neighbour:
+    /// they are queued again when this node changes.
+    deps: Vec<NodeId>,
+}
+
+/// What makes two nodes the same computation: the operator (with its data,
+/// such as a constant's value) and the very same inputs.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct GvnKey {
+    op: Discriminant<NodeKind>,
+    data: u64,
+    inputs: Box<[Option<NodeId>]>,
 }
 
 /// The graph of one compilation: nodes, types and the distinguished nodes.
@@ -68,6 +92,10 @@ pub struct Graph {
     start: Option<NodeId>,
     /// Turns peephole optimization off, to observe the graph as parsed.
     pub disable_peephole: bool,
+    /// Global value numbering: the one node for each distinct computation.
+    gvn: FxHashMap<GvnKey, NodeId>,
+    /// Nodes that may be optimizable, for the iterative optimizer.
+    pub work: WorkList,
 }
 
 impl Graph {
@@ -77,6 +105,8 @@ impl Graph {
             types: Types::new(),
             start: None,
             disable_peephole: false,
+            gvn: FxHashMap::default(),
+            work: WorkList::new(123),
         }
     }
 
@@ -93,6 +123,8 @@ impl Graph {
             keeps: 0,
             ty: None,
             idepth: 0,
+            in_gvn: false,
+            deps: Vec::new(),
         });
         id
     }
@@ -151,6 +183,11 @@ impl Graph {
         self.nodes[n.index()].ty.unwrap_or(Types::BOTTOM)
     }
 
+    /// The type, or `None` for a node never typed (or dead).
+    pub fn ty_opt(&self, n: NodeId) -> Option<TypeId> {
+        self.nodes[n.index()].ty
+    }
+
     pub(crate) fn set_ty(&mut self, n: NodeId, ty: TypeId) {
         self.nodes[n.index()].ty = Some(ty);
     }
@@ -191,6 +228,7 @@ impl Graph {
     /// Replaces input `i` of `n` by `new_def`, killing the old input if that
     /// was its last use. Returns `new_def`.
     pub fn set_def(&mut self, n: NodeId, i: usize, new_def: Option<NodeId>) -> Option<NodeId> {
+        self.unlock(n);
         let old_def = self.input(n, i);
         if old_def == new_def {
             return new_def;
@@ -211,6 +249,7 @@ impl Graph {
 
     /// Appends an input to `n`.
     pub fn add_def(&mut self, n: NodeId, new_def: Option<NodeId>) -> Option<NodeId> {
+        self.unlock(n);
         self.nodes[n.index()].inputs.push(new_def);
         if let Some(d) = new_def {
             self.nodes[d.index()].outputs.push(n);
@@ -221,16 +260,19 @@ impl Graph {
     /// Removes input `i`, moving the last input into its place (the order
     /// changes, deterministically, as Region and Phi allow).
     pub fn del_def(&mut self, n: NodeId, i: usize) {
+        self.unlock(n);
         if let Some(d) = self.input(n, i) {
             if self.del_use(d, n, true) {
                 self.kill(d);
             }
+            self.move_deps_to_worklist(d);
         }
         self.nodes[n.index()].inputs.swap_remove(i);
     }
 
     /// Removes the last `count` inputs of `n`, killing inputs left unused.
     pub fn pop_n(&mut self, n: NodeId, count: usize) {
+        self.unlock(n);
         for _ in 0..count {
             let old_def = self.nodes[n.index()].inputs.pop().flatten();
             if let Some(d) = old_def {
@@ -274,11 +316,15 @@ impl Graph {
     /// the same order as the plain recursive definition.
     pub fn kill(&mut self, n: NodeId) {
         debug_assert!(self.is_unused(n), "killing node {n}, which has uses");
+        self.unlock(n);
         let mut stack = vec![n];
         while let Some(&top) = stack.last() {
             match self.nodes[top.index()].inputs.pop() {
                 Some(Some(d)) => {
+                    // The input lost a use: it may optimize now.
+                    self.work.push(d);
                     if self.del_use(d, top, false) {
+                        self.unlock(d);
                         stack.push(d);
                     }
                 }
@@ -295,6 +341,7 @@ impl Graph {
     pub fn subsume(&mut self, old: NodeId, new: NodeId) {
         debug_assert_ne!(old, new);
         while let Some(user) = self.nodes[old.index()].outputs.pop() {
+            self.unlock(user);
             let slot = self.nodes[user.index()]
                 .inputs
                 .iter()
@@ -308,8 +355,76 @@ impl Graph {
 
     /// Swaps inputs 1 and 2 without letting either go dead on the way.
     pub fn swap12(&mut self, n: NodeId) -> NodeId {
+        self.unlock(n); // the table key depends on input order
         self.nodes[n.index()].inputs.swap(1, 2);
         n
+    }
+
+    /// Takes `n` out of the value-numbering table before its inputs change.
+    pub fn unlock(&mut self, n: NodeId) {
+        if std::mem::take(&mut self.nodes[n.index()].in_gvn) {
+            let key = self.gvn_key(n);
+            let removed = self.gvn.remove(&key);
+            debug_assert_eq!(removed, Some(n), "the table held another node for {n}");
+        }
+    }
+
+    fn gvn_key(&self, n: NodeId) -> GvnKey {
+        let node = &self.nodes[n.index()];
+        GvnKey {
+            op: std::mem::discriminant(&node.kind),
+            data: node.kind.gvn_data(),
+            inputs: node.inputs.as_slice().into(),
+        }
+    }
+
+    /// Value numbering: the node already in the table that computes the
+    /// same as `n`, if any; otherwise `n` goes into the table. A node
+    /// already in the table, or one that must stay unique (a region or phi
+    /// still being parsed), is left as it is.
+    pub fn gvn_find_or_insert(&mut self, n: NodeId) -> Option<NodeId> {
+        if self.nodes[n.index()].in_gvn || !crate::node::gvn_eligible(self, n) {
+            return None;
+        }
+        let key = self.gvn_key(n);
+        match self.gvn.get(&key) {
+            Some(&m) if m != n => Some(m),
+            Some(_) => None,
+            None => {
+                self.gvn.insert(key, n);
+                self.nodes[n.index()].in_gvn = true;
+                None
+            }
+        }
+    }
+
+    /// Records that a peephole of `dep` looked at `n`: when `n` changes,
+    /// `dep` is queued again. Neighbours are queued anyway and need no entry.
+    pub fn add_dep(&mut self, n: NodeId, dep: NodeId) -> NodeId {
+        let node = &self.nodes[n.index()];
+        if !node.deps.contains(&dep)
+            && !node.inputs.contains(&Some(dep))
+            && !node.outputs.contains(&dep)
+        {
+            self.nodes[n.index()].deps.push(dep);
+        }
+        n
+    }
+
+    /// Queues every node that depended on `n`.
+    pub fn move_deps_to_worklist(&mut self, n: NodeId) {
+        let deps = std::mem::take(&mut self.nodes[n.index()].deps);
+        for d in deps {
+            self.work.push(d);
+        }
+    }
+
+    /// Queues every user of `n`.
+    pub fn push_outputs(&mut self, n: NodeId) {
+        for i in 0..self.nodes[n.index()].outputs.len() {
+            let u = self.nodes[n.index()].outputs[i];
+            self.work.push(u);
+        }
     }
 
     /// Every node ever created, dead or alive, in id order.

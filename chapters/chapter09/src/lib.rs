@@ -17,6 +17,7 @@ pub mod dot;
 pub mod error;
 pub mod eval;
 pub mod graph;
+pub mod iter;
 pub mod lexer;
 pub mod node;
 pub mod parser;

@@ -10,15 +10,16 @@
 //!            | '{' statement* '}' | 'if' '(' expr ')' statement ['else' statement]
 //!            | 'while' '(' expr ')' statement | 'break' ';' | 'continue' ';'
 //!            | '#showGraph' ';' | ';'
-//! expr       : additive [('==' | '!=' | '<' | '<=' | '>' | '>=') expr]
-//! additive   : multiplicative [('+' | '-') additive]
-//! multiplicative : unary [('*' | '/') multiplicative]
+//! expr       : additive (('==' | '!=' | '<' | '<=' | '>' | '>=') additive)*
+//! additive   : multiplicative (('+' | '-') multiplicative)*
+//! multiplicative : unary (('*' | '/') unary)*
 //! unary      : '-' unary | primary
 //! primary    : integer | 'true' | 'false' | id | '(' expr ')'
 //! ```
 //!
-//! Binary operators are parsed right-recursively, as in Simple; the
-//! peepholes re-associate sums into their canonical left-leaning form.
+//! Binary operators associate to the left (`1-2-3` is `(1-2)-3`), as they
+//! do in Simple from this chapter on; the peepholes then put sums into
+//! their canonical left-leaning form.
 //! Recursion is guarded: the machine stack grows on demand and nesting past
 //! [`MAX_NESTING`] levels is an error, not a crash.
 
@@ -179,16 +180,9 @@ impl<'a> Parser<'a> {
         let pred = self.parse_expression()?;
         self.require(")")?;
         // The If is kept alive across the peephole of its True arm, which
-        // may replace that arm by the If's own control.
-        let ctrl = self.ctrl();
-        let if_node = if_new(&mut self.graph, ctrl, pred);
-        self.graph.keep(if_node);
-        let if_node = self.peephole(if_node);
-        let if_true = proj_new(&mut self.graph, if_node, 0, "True");
-        let if_true = self.peephole(if_true);
-        self.graph.unkeep(if_node);
-        let if_false = proj_new(&mut self.graph, if_node, 1, "False");
-        let if_false = self.peephole(if_false);
+        // may replace that arm by the If's own control; each arm is kept
+        // until it is in use, so that optimizing one cannot kill the other.
+        let (if_true, if_false) = self.branch(pred);
 
         // Each arm gets its own copy of the scope.
         let ndefs = self.graph.n_ins(self.scope);
@@ -196,11 +190,13 @@ impl<'a> Parser<'a> {
         self.x_scopes.push(f_scope);
 
         self.set_ctrl(if_true);
+        self.graph.unkeep(if_true);
         self.parse_statement()?;
         let t_scope = self.scope;
 
         self.scope = f_scope;
         self.set_ctrl(if_false);
+        self.graph.unkeep(if_false);
         if self.lexer.matchx("else") {
             self.parse_statement()?;
             f_scope = self.scope;
@@ -243,24 +239,18 @@ impl<'a> Parser<'a> {
 
         let pred = self.parse_expression()?;
         self.require(")")?;
-        let ctrl = self.ctrl();
-        let if_node = if_new(&mut self.graph, ctrl, pred);
-        self.graph.keep(if_node);
-        let if_node = self.peephole(if_node);
-        let if_true = proj_new(&mut self.graph, if_node, 0, "True");
-        let if_true = self.peephole(if_true);
-        self.graph.unkeep(if_node);
-        let if_false = proj_new(&mut self.graph, if_node, 1, "False");
-        let if_false = self.peephole(if_false);
+        let (if_true, if_false) = self.branch(pred);
 
         // Leaving the loop: the False arm starts the break scope.
         self.set_ctrl(if_false);
+        self.graph.unkeep(if_false);
         let break_scope = scope::dup(&mut self.graph, self.scope, false);
         self.x_scopes.push(break_scope);
         self.break_scope = Some(break_scope);
         self.continue_scope = None;
 
         self.set_ctrl(if_true);
+        self.graph.unkeep(if_true);
         self.parse_statement()?;
 
         // The end of the body and every continue form the back edge.
@@ -282,6 +272,24 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// An If on `pred` at the current control, and its True and False arms,
+    /// each peepholed and kept alive (the caller unkeeps each when it puts
+    /// it to use).
+    fn branch(&mut self, pred: NodeId) -> (NodeId, NodeId) {
+        let ctrl = self.ctrl();
+        let if_node = if_new(&mut self.graph, ctrl, pred);
+        let if_node = self.peephole(if_node);
+        self.graph.keep(if_node);
+        let if_true = proj_new(&mut self.graph, if_node, 0, "True");
+        let if_true = self.peephole(if_true);
+        self.graph.keep(if_true);
+        self.graph.unkeep(if_node);
+        let if_false = proj_new(&mut self.graph, if_node, 1, "False");
+        let if_false = self.peephole(if_false);
+        self.graph.keep(if_false);
+        (if_true, if_false)
+    }
+
     /// Jumps from here to `to` (a break or continue scope): the current
     /// scope is copied and trimmed to the loop's nesting, merged into `to`
     /// (or becomes it, if there is none yet), and control here dies.
@@ -299,7 +307,8 @@ impl<'a> Parser<'a> {
         match to {
             None => cur,
             Some(to) => {
-                scope::merge(&mut self.graph, to, cur);
+                let merged = scope::merge(&mut self.graph, to, cur);
+                scope::set_ctrl(&mut self.graph, to, merged);
                 to
             }
         }
@@ -378,68 +387,84 @@ impl<'a> Parser<'a> {
         self.parse_comparison()
     }
 
-    /// `additive [op expr]` for the six comparisons.
+    /// `additive (op additive)*` for the six comparisons, left to right.
+    ///
+    /// As in Simple, each operator node is made before its right operand is
+    /// parsed (so node ids follow Simple's) and gets that operand after.
     fn parse_comparison(&mut self) -> Parsed {
         self.nested(|p| {
-            let lhs = p.parse_addition()?;
-            let (op, swap, negate) = if p.lexer.matches("==") {
-                (BoolOp::Eq, false, false)
-            } else if p.lexer.matches("!=") {
-                (BoolOp::Eq, false, true)
-            } else if p.lexer.matches("<=") {
-                (BoolOp::Le, false, false)
-            } else if p.lexer.matches("<") {
-                (BoolOp::Lt, false, false)
-            } else if p.lexer.matches(">=") {
-                (BoolOp::Le, true, false)
-            } else if p.lexer.matches(">") {
-                (BoolOp::Lt, true, false)
-            } else {
-                return Ok(lhs);
-            };
-            let rhs = p.parse_comparison()?;
-            let (a, b) = if swap { (rhs, lhs) } else { (lhs, rhs) };
-            let cmp = node::new_binary(&mut p.graph, NodeKind::Bool(op), a, b);
-            let cmp = p.peephole(cmp);
-            if !negate {
-                return Ok(cmp);
+            let mut lhs = p.parse_addition()?;
+            loop {
+                // (operator, the slot the right operand goes in, negate)
+                let (op, slot, negate) = if p.lexer.matches("==") {
+                    (BoolOp::Eq, 2, false)
+                } else if p.lexer.matches("!=") {
+                    (BoolOp::Eq, 2, true)
+                } else if p.lexer.matches("<=") {
+                    (BoolOp::Le, 2, false)
+                } else if p.lexer.matches("<") {
+                    (BoolOp::Lt, 2, false)
+                } else if p.lexer.matches(">=") {
+                    (BoolOp::Le, 1, false) // a >= b is b <= a
+                } else if p.lexer.matches(">") {
+                    (BoolOp::Lt, 1, false) // a > b is b < a
+                } else {
+                    return Ok(lhs);
+                };
+                let inputs = if slot == 2 {
+                    vec![None, Some(lhs), None]
+                } else {
+                    vec![None, None, Some(lhs)]
+                };
+                let cmp = p.graph.add_node(NodeKind::Bool(op), inputs);
+                let rhs = p.parse_addition()?;
+                p.graph.set_def(cmp, slot, Some(rhs));
+                lhs = p.peephole(cmp);
+                if negate {
+                    let not = p.graph.add_node(NodeKind::Not, vec![None, Some(lhs)]);
+                    lhs = p.peephole(not);
+                }
             }
-            let not = p.graph.add_node(NodeKind::Not, vec![None, Some(cmp)]);
-            Ok(p.peephole(not))
         })
     }
 
-    /// `multiplicative [('+' | '-') additive]`
+    /// `multiplicative (('+' | '-') multiplicative)*`, left to right.
     fn parse_addition(&mut self) -> Parsed {
         self.nested(|p| {
-            let lhs = p.parse_multiplication()?;
-            let kind = if p.lexer.matches("+") {
-                NodeKind::Add
-            } else if p.lexer.matches("-") {
-                NodeKind::Sub
-            } else {
-                return Ok(lhs);
-            };
-            let rhs = p.parse_addition()?;
-            let n = node::new_binary(&mut p.graph, kind, lhs, rhs);
-            Ok(p.peephole(n))
+            let mut lhs = p.parse_multiplication()?;
+            loop {
+                let kind = if p.lexer.matches("+") {
+                    NodeKind::Add
+                } else if p.lexer.matches("-") {
+                    NodeKind::Sub
+                } else {
+                    return Ok(lhs);
+                };
+                let n = p.graph.add_node(kind, vec![None, Some(lhs), None]);
+                let rhs = p.parse_multiplication()?;
+                p.graph.set_def(n, 2, Some(rhs));
+                lhs = p.peephole(n);
+            }
         })
     }
 
-    /// `unary [('*' | '/') multiplicative]`
+    /// `unary (('*' | '/') unary)*`, left to right.
     fn parse_multiplication(&mut self) -> Parsed {
         self.nested(|p| {
-            let lhs = p.parse_unary()?;
-            let kind = if p.lexer.matches("*") {
-                NodeKind::Mul
-            } else if p.lexer.matches("/") {
-                NodeKind::Div
-            } else {
-                return Ok(lhs);
-            };
-            let rhs = p.parse_multiplication()?;
-            let n = node::new_binary(&mut p.graph, kind, lhs, rhs);
-            Ok(p.peephole(n))
+            let mut lhs = p.parse_unary()?;
+            loop {
+                let kind = if p.lexer.matches("*") {
+                    NodeKind::Mul
+                } else if p.lexer.matches("/") {
+                    NodeKind::Div
+                } else {
+                    return Ok(lhs);
+                };
+                let n = p.graph.add_node(kind, vec![None, Some(lhs), None]);
+                let rhs = p.parse_unary()?;
+                p.graph.set_def(n, 2, Some(rhs));
+                lhs = p.peephole(n);
+            }
         })
     }
 

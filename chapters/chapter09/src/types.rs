@@ -20,6 +20,13 @@ use std::fmt::Write;
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
 pub struct TypeId(u32);
 
+impl TypeId {
+    /// The position of the type in its table.
+    pub fn index(self) -> u32 {
+        self.0
+    }
+}
+
 /// The structure of a type.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Type {
@@ -135,13 +142,46 @@ impl Types {
         matches!(self.get(id), Type::Int(_))
     }
 
-    /// Constants can replace the node that computes them. `Top` and `~Ctrl`
-    /// count: they say the value is never produced.
+    /// An integer constant.
     pub fn is_constant(&self, id: TypeId) -> bool {
+        matches!(self.get(id), Type::Int(Int::Con(_)))
+    }
+
+    /// Types a Constant node can stand for: constants, and the high types
+    /// (`Top`, `~Ctrl`, `IntTop`) that say the value is never produced.
+    pub fn is_high_or_const(&self, id: TypeId) -> bool {
         matches!(
             self.get(id),
-            Type::Top | Type::XCtrl | Type::Int(Int::Con(_))
+            Type::Top | Type::XCtrl | Type::Int(Int::Con(_) | Int::Top)
         )
+    }
+
+    /// The mirror image of a type across the lattice: top and bottom swap,
+    /// constants stay.
+    pub fn dual(&mut self, id: TypeId) -> TypeId {
+        match self.get(id).clone() {
+            Type::Bottom => Self::TOP,
+            Type::Top => Self::BOTTOM,
+            Type::Ctrl => Self::XCTRL,
+            Type::XCtrl => Self::CTRL,
+            Type::Int(Int::Top) => Self::INT_BOT,
+            Type::Int(Int::Bot) => Self::INT_TOP,
+            Type::Int(Int::Con(_)) => id,
+            Type::Tuple(elems) => {
+                let duals: Vec<TypeId> = elems.iter().map(|&e| self.dual(e)).collect();
+                self.tuple(&duals)
+            }
+        }
+    }
+
+    /// The least upper bound of two types: the dual of the meet of the duals.
+    pub fn join(&mut self, a: TypeId, b: TypeId) -> TypeId {
+        if a == b {
+            return a;
+        }
+        let (da, db) = (self.dual(a), self.dual(b));
+        let m = self.meet(da, db);
+        self.dual(m)
     }
 
     /// Element `i` of a tuple type.
@@ -161,6 +201,15 @@ impl Types {
             (Type::Bottom, _) | (_, Type::Top) => a,
             (Type::Top, _) | (_, Type::Bottom) => b,
             (Type::Ctrl | Type::XCtrl, Type::Ctrl | Type::XCtrl) => Self::CTRL,
+            (Type::Tuple(x), Type::Tuple(y)) if x.len() == y.len() => {
+                let (x, y) = (x.clone(), y.clone());
+                let elems: Vec<TypeId> = x
+                    .iter()
+                    .zip(y.iter())
+                    .map(|(&p, &q)| self.meet(p, q))
+                    .collect();
+                self.tuple(&elems)
+            }
             (Type::Int(x), Type::Int(y)) => match (*x, *y) {
                 (Int::Bot, _) | (_, Int::Top) => a,
                 (Int::Top, _) | (_, Int::Bot) => b,
@@ -233,5 +282,16 @@ mod tests {
         assert_eq!(t.meet(Types::XCTRL, Types::XCTRL), Types::XCTRL);
         assert_eq!(t.meet(Types::TOP, one), one);
         assert_eq!(t.meet(Types::CTRL, one), Types::BOTTOM);
+        assert_eq!(t.meet(Types::IF_TRUE, Types::IF_FALSE), Types::IF_BOTH);
+    }
+
+    #[test]
+    fn join_is_the_dual_of_meet() {
+        let mut t = Types::new();
+        let (one, two) = (t.int(1), t.int(2));
+        assert_eq!(t.join(one, two), Types::INT_TOP);
+        assert_eq!(t.join(Types::INT_BOT, one), one);
+        assert_eq!(t.join(Types::CTRL, Types::XCTRL), Types::XCTRL);
+        assert_eq!(t.dual(Types::IF_TRUE), Types::IF_FALSE);
     }
 }

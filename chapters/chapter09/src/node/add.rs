@@ -11,7 +11,7 @@
 
 use super::{copy_binary, int_binary, new_binary, new_constant, peephole, NodeKind};
 use crate::graph::{Graph, NodeId};
-use crate::types::TypeId;
+use crate::types::{TypeId, Types};
 
 pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     int_binary(g, n, i64::wrapping_add)
@@ -42,6 +42,12 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         return Some(g.swap12(n));
     }
 
+    // x + (-y) is x - y.
+    if matches!(g.kind(rhs), NodeKind::Minus) {
+        let y = g.in_(rhs, 1);
+        return Some(new_binary(g, NodeKind::Sub, lhs, y));
+    }
+
     // Rotate x + (y+z) into (x+y) + z, so no add remains on the right.
     if is_add(g, rhs) {
         let (y, z) = (g.in_(rhs, 1), g.in_(rhs, 2));
@@ -52,7 +58,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
 
     // Two non-adds: order them, or push a constant into a phi of constants.
     if !is_add(g, lhs) {
-        return if spline_cmp(g, lhs, rhs) {
+        return if spine_cmp(g, lhs, rhs, n) {
             Some(g.swap12(n))
         } else {
             phi_con(g, n, true)
@@ -66,7 +72,9 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     }
 
     // Now lhs is an add: ((x + c1) + c2) becomes (x + (c1+c2)), which folds.
+    // If c1 becomes a constant later, this rule may apply then.
     let (x, c1) = (g.in_(lhs, 1), g.in_(lhs, 2));
+    g.add_dep(c1, n);
     if g.types.is_constant(g.ty(c1)) && g.types.is_constant(t2) {
         let sum = new_binary(g, NodeKind::Add, c1, rhs);
         let sum = peephole(g, sum);
@@ -79,7 +87,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     }
 
     // Sort along the spine: rotate ((x + y) + z) into ((x + z) + y).
-    if spline_cmp(g, c1, rhs) {
+    if spine_cmp(g, c1, rhs, n) {
         let xz = new_binary(g, NodeKind::Add, x, rhs);
         let xz = peephole(g, xz);
         return Some(new_binary(g, NodeKind::Add, xz, c1));
@@ -95,17 +103,17 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
 pub(crate) fn phi_con(g: &mut Graph, op: NodeId, rotate: bool) -> Option<NodeId> {
     let lhs = g.in_(op, 1);
     let rhs = g.in_(op, 2);
-    let mut lphi = phi_of_constants(g, lhs);
+    let mut lphi = phi_of_constants(g, lhs, op);
     if rotate && lphi.is_none() && g.n_ins(lhs) > 2 {
         // Rotating constants is only valid through the same operator.
         if !g.kind(lhs).same_op(g.kind(op)) {
             return None;
         }
-        lphi = phi_of_constants(g, g.in_(lhs, 2));
+        lphi = phi_of_constants(g, g.in_(lhs, 2), op);
     }
     let lphi = lphi?;
 
-    let rphi = phi_of_constants(g, rhs);
+    let rphi = phi_of_constants(g, rhs, op);
     if !matches!(g.kind(rhs), NodeKind::Constant(_)) && rphi.is_none() {
         return None;
     }
@@ -144,27 +152,35 @@ fn phi_label(g: &Graph, phi: NodeId) -> &str {
     }
 }
 
-/// `n` if it is a phi whose inputs are all constants.
-fn phi_of_constants(g: &Graph, n: NodeId) -> Option<NodeId> {
-    (matches!(g.kind(n), NodeKind::Phi { .. }) && super::all_constant_inputs(g, n)).then_some(n)
+/// `n` if it is a phi whose inputs are all constants; if not yet, `dep` is
+/// woken when that may change.
+fn phi_of_constants(g: &mut Graph, n: NodeId, dep: NodeId) -> Option<NodeId> {
+    (matches!(g.kind(n), NodeKind::Phi { .. }) && super::all_constant_inputs(g, n, dep))
+        .then_some(n)
 }
 
 /// Should `hi` and `lo`, two operands along a spine, swap places? Constants
 /// go rightmost, then phis of constants, then other phis; ties sort by id.
-pub(crate) fn spline_cmp(g: &Graph, hi: NodeId, lo: NodeId) -> bool {
+/// A phi on a dead region is left alone: it is about to go away.
+pub(crate) fn spine_cmp(g: &mut Graph, hi: NodeId, lo: NodeId, dep: NodeId) -> bool {
     if g.types.is_constant(g.ty(lo)) {
         return false;
     }
     if g.types.is_constant(g.ty(hi)) {
         return true;
     }
-    let is_phi = |x: NodeId| matches!(g.kind(x), NodeKind::Phi { .. });
-    if is_phi(lo) && super::all_constant_inputs(g, lo) {
+    let is_phi = |g: &Graph, x: NodeId| matches!(g.kind(x), NodeKind::Phi { .. });
+    let dead_phi = |g: &Graph, x: NodeId| is_phi(g, x) && g.ty(g.in_(x, 0)) == Types::XCTRL;
+    if dead_phi(g, lo) || dead_phi(g, hi) {
         return false;
     }
-    if is_phi(hi) && super::all_constant_inputs(g, hi) {
+    if is_phi(g, lo) && super::all_constant_inputs(g, lo, dep) {
+        return false;
+    }
+    if is_phi(g, hi) && super::all_constant_inputs(g, hi, dep) {
         return true;
     }
+    let is_phi = |x: NodeId| is_phi(g, x);
     if is_phi(lo) && !is_phi(hi) {
         return true;
     }

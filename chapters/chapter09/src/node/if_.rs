@@ -2,8 +2,9 @@
 //!
 //! Its value is a pair of controls, one per arm, taken apart by the True and
 //! False projections. An arm known not to run has `~Ctrl`: when the
-//! predicate is a constant, or when a dominating `if` already tested the
-//! same predicate and we sit on one of its arms.
+//! predicate is a constant. When a dominating `if` already tested the same
+//! predicate and we sit on one of its arms, `idealize` makes the predicate
+//! that constant.
 
 use super::{idom, print as print_node, NodeKind, Printer};
 use crate::graph::{Graph, NodeId};
@@ -19,37 +20,46 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     if ctrl != Types::CTRL && ctrl != Types::BOTTOM {
         return Types::IF_NEITHER;
     }
+    // A predicate not known yet (high) decides nothing: wait for it to fall.
+    let t = g.ty(g.in_(n, 1));
+    if t == Types::TOP || t == Types::INT_TOP {
+        return Types::IF_NEITHER;
+    }
+    match g.types.int_value(t) {
+        Some(0) => Types::IF_FALSE,
+        Some(_) => Types::IF_TRUE,
+        None => Types::IF_BOTH,
+    }
+}
+
+/// On one arm of a dominating If with the same predicate, the predicate's
+/// value is known: replace it by that constant (then `compute` folds).
+pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     let pred = g.in_(n, 1);
-    match g.types.int_value(g.ty(pred)) {
-        Some(0) => return Types::IF_FALSE,
-        Some(_) => return Types::IF_TRUE,
-        None => {}
+    if g.types.is_high_or_const(g.ty(pred)) {
+        return None;
     }
-    // Only walk the dominators when another If tests the same predicate:
-    // the answer is the same, and straight-line code stays linear.
-    let shared = g
-        .outputs(pred)
-        .iter()
-        .any(|&u| u != n && matches!(g.kind(u), NodeKind::If));
-    if shared {
-        // Walk up the dominator tree looking for an If on the same predicate.
-        let mut prior = n;
-        let mut dom = idom(g, n);
-        while let Some(d) = dom {
-            if matches!(g.kind(d), NodeKind::If) && g.input(d, 1) == Some(pred) {
-                // Dominated through one arm: that arm's answer holds here.
-                // Otherwise the dominating test's own answer does.
-                return match g.kind(prior) {
-                    NodeKind::Proj { idx: 0, .. } => Types::IF_TRUE,
-                    NodeKind::Proj { .. } => Types::IF_FALSE,
-                    _ => g.ty(d),
-                };
+    let mut prior = n;
+    let mut dom = idom(g, n);
+    while let Some(d) = dom {
+        g.add_dep(d, n);
+        if matches!(g.kind(d), NodeKind::If) {
+            let dpred = g.in_(d, 1);
+            g.add_dep(dpred, n);
+            if dpred == pred {
+                if let NodeKind::Proj { idx, .. } = *g.kind(prior) {
+                    let value = g.types.int(i64::from(idx == 0));
+                    let con = super::new_constant(g, value);
+                    let con = super::peephole(g, con);
+                    g.set_def(n, 1, Some(con));
+                    return Some(n);
+                }
             }
-            prior = d;
-            dom = idom(g, d);
         }
+        prior = d;
+        dom = idom(g, d);
     }
-    Types::IF_BOTH
+    None
 }
 
 pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {

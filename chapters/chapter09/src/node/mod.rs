@@ -5,7 +5,10 @@
 //! its inputs), `idealize` (a local rewrite into a simpler equivalent graph,
 //! or `None`) and `print` (the expression form Simple prints). This module
 //! names the kinds and dispatches to those files; [`peephole`] is the driver
-//! that applies them to a freshly built node.
+//! that applies them to a freshly built node, and [`peephole_opt`] the single
+//! step that the iterative optimizer (`iter.rs`) repeats. Both look every
+//! node up in the value-numbering table, so a computation made twice becomes
+//! one node.
 
 mod add;
 mod bool_op;
@@ -84,6 +87,17 @@ pub enum NodeKind {
 }
 
 impl NodeKind {
+    /// The data that, with the operator and the inputs, identifies the
+    /// computation for value numbering.
+    pub fn gvn_data(&self) -> u64 {
+        match self {
+            NodeKind::Constant(t) => u64::from(t.index()),
+            NodeKind::Proj { idx, .. } => *idx as u64,
+            NodeKind::Bool(op) => *op as u64,
+            _ => 0,
+        }
+    }
+
     /// A merge point of control: a Region or a Loop.
     pub fn is_region(&self) -> bool {
         matches!(self, NodeKind::Region { .. } | NodeKind::Loop)
@@ -104,7 +118,7 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::Start { .. } => "Start".into(),
         NodeKind::Stop => "Stop".into(),
         NodeKind::Return => "Return".into(),
-        NodeKind::Constant(t) => g.types.to_string(*t),
+        NodeKind::Constant(t) => format!("#{}", g.types.to_string(*t)),
         NodeKind::Add => "Add".into(),
         NodeKind::Sub => "Sub".into(),
         NodeKind::Mul => "Mul".into(),
@@ -163,7 +177,7 @@ pub fn is_multi(g: &Graph, n: NodeId) -> bool {
 }
 
 /// The type of the values node `n` produces, from its inputs' types.
-fn compute(g: &mut Graph, n: NodeId) -> TypeId {
+pub(crate) fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     match g.kind(n) {
         NodeKind::Start { args } => *args,
         NodeKind::Stop | NodeKind::Scope(_) => Types::BOTTOM,
@@ -195,6 +209,7 @@ fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         NodeKind::Mul => mul::idealize(g, n),
         NodeKind::Div => div::idealize(g, n),
         NodeKind::Bool(op) => bool_op::idealize(g, n, *op),
+        NodeKind::If => if_::idealize(g, n),
         NodeKind::Return => return_::idealize(g, n),
         NodeKind::Stop => stop::idealize(g, n),
         NodeKind::Proj { idx, .. } => proj::idealize(g, n, *idx),
@@ -205,27 +220,66 @@ fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     }
 }
 
-/// Optimizes a freshly made node: computes its type, replaces it by a
-/// constant when the type is one, else asks the node to idealize itself, and
-/// repeats on whatever replaced it. Returns the node to use instead of `n`.
+/// Optimizes a freshly made node: applies [`peephole_opt`] and repeats on
+/// whatever replaced it, until nothing changes. Returns the node to use
+/// instead of `n`.
 pub fn peephole(g: &mut Graph, n: NodeId) -> NodeId {
     stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-        let ty = compute(g, n);
-        g.set_ty(n, ty);
         if g.disable_peephole {
+            let ty = compute(g, n);
+            g.set_ty(n, ty);
             return n;
         }
-        if !matches!(g.kind(n), NodeKind::Constant(_)) && g.types.is_constant(ty) {
-            let con = constant::new(g, ty);
-            let con = peephole(g, con);
-            return dead_code_elim(g, n, con);
+        match peephole_opt(g, n) {
+            None => n,
+            Some(m) => {
+                let m = peephole(g, m);
+                dead_code_elim(g, n, m)
+            }
         }
-        if let Some(m) = idealize(g, n) {
-            let m = peephole(g, m);
-            return dead_code_elim(g, n, m);
-        }
-        n
     })
+}
+
+/// One step of optimization: computes the type (queueing the users if it
+/// changed), replaces a node of constant type by a constant, replaces a
+/// node by an equal one already in the value-numbering table, or else asks
+/// the node to idealize itself. Returns the replacement, `n` itself when
+/// only its type changed, or `None` for no progress.
+pub fn peephole_opt(g: &mut Graph, n: NodeId) -> Option<NodeId> {
+    let ty = compute(g, n);
+    let old = set_type(g, n, ty);
+
+    if !matches!(g.kind(n), NodeKind::Constant(_)) && g.types.is_high_or_const(ty) {
+        let con = constant::new(g, ty);
+        return peephole_opt(g, con);
+    }
+
+    // Global value numbering: an equal node already exists; use it, with
+    // the best type either of them has.
+    if let Some(m) = g.gvn_find_or_insert(n) {
+        let joined = g.types.join(g.ty(m), ty);
+        set_type(g, m, joined);
+        return Some(dead_code_elim(g, n, m));
+    }
+
+    if let Some(m) = idealize(g, n) {
+        return Some(m);
+    }
+    (old != Some(ty)).then_some(n)
+}
+
+/// Sets the type of `n`; when it changes, the users of `n` and the nodes
+/// that depend on it may optimize further, so they are queued. Returns the
+/// old type.
+pub(crate) fn set_type(g: &mut Graph, n: NodeId, ty: TypeId) -> Option<TypeId> {
+    let old = g.ty_opt(n);
+    if old == Some(ty) {
+        return old;
+    }
+    g.set_ty(n, ty);
+    g.push_outputs(n);
+    g.move_deps_to_worklist(n);
+    old
 }
 
 /// `m` replaces `old`: kill `old` if nothing uses it, without letting the
@@ -237,6 +291,21 @@ fn dead_code_elim(g: &mut Graph, old: NodeId, m: NodeId) -> NodeId {
         g.unkeep(m);
     }
     m
+}
+
+pub(crate) fn is_constant_node(g: &Graph, n: NodeId) -> bool {
+    matches!(g.kind(n), NodeKind::Constant(_))
+}
+
+/// Whether `n` takes part in value numbering: a region or phi is only
+/// equal to another once all its paths are known.
+pub(crate) fn gvn_eligible(g: &Graph, n: NodeId) -> bool {
+    match g.kind(n) {
+        NodeKind::Region { .. } | NodeKind::Loop => !region::in_progress(g, n),
+        NodeKind::Phi { .. } => g.input(n, g.n_ins(n) - 1).is_some(),
+        NodeKind::Scope(_) => false,
+        _ => true,
+    }
 }
 
 /// A new constant node of type `ty`, not yet peepholed.
@@ -256,21 +325,34 @@ fn copy_binary(g: &mut Graph, op: NodeId, lhs: NodeId, rhs: NodeId) -> NodeId {
 }
 
 /// All data inputs (all but input 0) have constant types. A phi of a loop
-/// still being parsed has an unknown input, so never qualifies.
-fn all_constant_inputs(g: &Graph, n: NodeId) -> bool {
-    if matches!(g.kind(n), NodeKind::Phi { .. }) && region::in_progress(g, g.in_(n, 0)) {
-        return false;
+/// still being parsed has an unknown input, so never qualifies. When the
+/// answer is no, `dep` is woken when the first non-constant input changes.
+fn all_constant_inputs(g: &mut Graph, n: NodeId, dep: NodeId) -> bool {
+    if matches!(g.kind(n), NodeKind::Phi { .. }) {
+        let region = g.in_(n, 0);
+        if !g.kind(region).is_region() {
+            return false;
+        }
+        g.add_dep(n, dep);
+        if region::in_progress(g, region) {
+            return false;
+        }
     }
-    (1..g.n_ins(n)).all(|i| g.input(n, i).is_some_and(|x| g.types.is_constant(g.ty(x))))
+    for i in 1..g.n_ins(n) {
+        let Some(x) = g.input(n, i) else { return false };
+        if !g.types.is_constant(g.ty(x)) {
+            g.add_dep(x, dep);
+            return false;
+        }
+    }
+    true
 }
 
 /// The type of an integer binary operation: folded when both sides are
-/// constants, the meet of the sides otherwise.
+/// constants, the meet of the sides otherwise (which keeps `Top` inputs,
+/// not yet known, high).
 fn int_binary(g: &mut Graph, n: NodeId, fold: impl Fn(i64, i64) -> i64) -> TypeId {
     let (t1, t2) = (g.ty(g.in_(n, 1)), g.ty(g.in_(n, 2)));
-    if !(g.types.is_int(t1) && g.types.is_int(t2)) {
-        return Types::BOTTOM;
-    }
     match (g.types.int_value(t1), g.types.int_value(t2)) {
         (Some(a), Some(b)) => g.types.int(fold(a, b)),
         _ => g.types.meet(t1, t2),
@@ -326,7 +408,10 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
         if out.visited.len() <= seen {
             out.visited.resize(g.len() + 1, false);
         }
-        if std::mem::replace(&mut out.visited[seen], true) {
+        // Constants are shared by value numbering; print them every time.
+        if std::mem::replace(&mut out.visited[seen], true)
+            && !matches!(g.kind(n), NodeKind::Constant(_))
+        {
             out.push_str(&label(g, n));
             return;
         }

@@ -9,6 +9,7 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     match g.types.int_value(t) {
         Some(v) => g.types.int(i64::from(v == 0)),
         None if g.types.is_int(t) => t,
-        None => Types::BOTTOM,
+        // Not an integer: nothing better than the meet with IntTop.
+        None => g.types.meet(Types::INT_TOP, t),
     }
 }

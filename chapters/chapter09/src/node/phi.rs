@@ -21,28 +21,46 @@ pub fn new(g: &mut Graph, label: &str, region: NodeId, values: &[NodeId]) -> Nod
     )
 }
 
-/// The region of a phi, when it is a region whose paths are all known.
+/// The phi's region is a region whose paths are all known.
 fn region_done(g: &Graph, n: NodeId) -> bool {
     let region = g.in_(n, 0);
     g.kind(region).is_region() && !region::in_progress(g, region)
 }
 
-/// The meet of the inputs: a constant when all agree. A phi on a loop still
-/// being parsed may be anything.
+/// The meet of the inputs on live paths: a constant when all agree. A phi
+/// on a loop still being parsed may be anything; a phi whose region has
+/// collapsed into plain control keeps its type (or is `Top` if dead).
 pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
-    if !region_done(g, n) {
+    let region = g.in_(n, 0);
+    if !g.kind(region).is_region() {
+        return if g.ty(region) == Types::XCTRL {
+            Types::TOP
+        } else {
+            g.ty(n)
+        };
+    }
+    if region::in_progress(g, region) {
         return Types::BOTTOM;
     }
     let mut t = Types::TOP;
     for i in 1..g.n_ins(n) {
-        let ti = g.ty(g.in_(n, i));
-        t = g.types.meet(t, ti);
+        let path = g.in_(region, i);
+        g.add_dep(path, n);
+        let value = g.in_(n, i);
+        if g.ty(path) != Types::XCTRL && value != n {
+            let ti = g.ty(value);
+            t = g.types.meet(t, ti);
+        }
     }
     t
 }
 
 pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
-    if !region_done(g, n) {
+    let region = g.in_(n, 0);
+    if !g.kind(region).is_region() {
+        return Some(g.in_(n, 1)); // the region collapsed into plain control
+    }
+    if region::in_progress(g, region) || g.n_ins(region) <= 1 {
         return None;
     }
     if let Some(live) = single_unique_input(g, n) {
@@ -85,7 +103,7 @@ fn same_op(g: &Graph, n: NodeId) -> bool {
 }
 
 /// The one node every live path brings in, ignoring the phi itself.
-fn single_unique_input(g: &Graph, n: NodeId) -> Option<NodeId> {
+fn single_unique_input(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     let region = g.in_(n, 0);
     // A loop whose entry is dead is going away; leave its phis alone.
     if matches!(g.kind(region), NodeKind::Loop) && g.ty(g.in_(region, 1)) == Types::XCTRL {
@@ -93,9 +111,10 @@ fn single_unique_input(g: &Graph, n: NodeId) -> Option<NodeId> {
     }
     let mut live = None;
     for i in 1..g.n_ins(n) {
-        let path_dead = g.input(region, i).map(|c| g.ty(c)) == Some(Types::XCTRL);
+        let path = g.in_(region, i);
+        g.add_dep(path, n);
         let value = g.in_(n, i);
-        if !path_dead && value != n {
+        if g.ty(path) != Types::XCTRL && value != n {
             match live {
                 None => live = Some(value),
                 Some(l) if l == value => {}

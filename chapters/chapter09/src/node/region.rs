@@ -2,7 +2,8 @@
 //!
 //! Input 0 is unused; inputs 1.. are the incoming paths, and each Phi on the
 //! region has one value per path. A dead path (`~Ctrl`) is removed from the
-//! region and from its phis; a region left with one path becomes that path.
+//! region and from its phis; a region left with one path and no phis
+//! becomes that path.
 
 use super::NodeKind;
 use crate::graph::{Graph, NodeId};
@@ -36,19 +37,44 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     if in_progress(g, n) {
         return None;
     }
-    let path = (1..g.n_ins(n)).find(|&i| g.ty(g.in_(n, i)) == Types::XCTRL)?;
-    let phis: Vec<NodeId> = phis(g, n);
-    for &phi in &phis {
-        g.del_def(phi, path);
+    let dead = (1..g.n_ins(n)).find(|&i| g.ty(g.in_(n, i)) == Types::XCTRL);
+    // A loop's dead entry kills the loop through its type, not here.
+    let loop_entry = matches!(g.kind(n), NodeKind::Loop) && dead == Some(1);
+    if let Some(path) = dead.filter(|_| !loop_entry) {
+        // Drop the path from every phi with one input per path; repeat, as
+        // deleting may kill outputs and reorder the list.
+        let mut seen = usize::MAX;
+        while seen != g.outputs(n).len() {
+            seen = g.outputs(n).len();
+            let mut i = 0;
+            while i < g.outputs(n).len() {
+                let phi = g.outputs(n)[i];
+                if matches!(g.kind(phi), NodeKind::Phi { .. }) && g.n_ins(phi) == g.n_ins(n) {
+                    g.del_def(phi, path);
+                }
+                i += 1;
+            }
+        }
+        clear_idom(g, n);
+        if g.is_dead(n) {
+            return Some(super::new_constant(g, Types::XCTRL));
+        }
+        g.del_def(n, path);
+        return Some(n);
     }
-    g.del_def(n, path);
-    // Down to one path: become it. Phis on a one-path region must become
-    // their single input first; until their own peepholes do that, such a
-    // region just stays.
-    if g.n_ins(n) == 2 && phis.is_empty() {
+    // One path and no phis: become that path. Phis with one input collapse
+    // on their own first.
+    if g.n_ins(n) == 2 && phis(g, n).is_empty() {
+        clear_idom(g, n);
         return Some(g.in_(n, 1));
     }
-    Some(n)
+    None
+}
+
+fn clear_idom(g: &mut Graph, n: NodeId) {
+    if let NodeKind::Region { idom } = g.kind_mut(n) {
+        *idom = None;
+    }
 }
 
 fn phis(g: &Graph, n: NodeId) -> Vec<NodeId> {
@@ -62,8 +88,14 @@ fn phis(g: &Graph, n: NodeId) -> Vec<NodeId> {
 /// The immediate dominator of a two-path region: where the dominator chains
 /// of its two paths meet. Unknown (`None`) for other regions.
 pub fn idom(g: &mut Graph, n: NodeId) -> Option<NodeId> {
-    if let NodeKind::Region { idom: Some(cached) } = g.kind(n) {
-        return Some(*cached);
+    if let NodeKind::Region { idom: Some(cached) } = *g.kind(n) {
+        if !g.is_dead(cached) {
+            return Some(cached);
+        }
+        clear_idom(g, n);
+    }
+    if g.n_ins(n) == 2 {
+        return Some(g.in_(n, 1)); // one path: that path
     }
     if g.n_ins(n) != 3 {
         return None;

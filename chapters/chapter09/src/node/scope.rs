@@ -213,6 +213,9 @@ pub fn end_loop(g: &mut Graph, head: NodeId, back: NodeId, exit: NodeId) {
         let phi = g.in_(head, i);
         if matches!(g.kind(phi), NodeKind::Phi { .. }) {
             let better = peephole(g, phi);
+            // The phi is complete now: its users may optimize further.
+            g.push_outputs(phi);
+            g.move_deps_to_worklist(phi);
             if better != phi {
                 g.subsume(phi, better);
                 g.set_def(head, i, Some(better));
