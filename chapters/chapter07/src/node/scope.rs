@@ -135,25 +135,18 @@ pub fn dup(g: &mut Graph, scope: NodeId, is_loop: bool) -> NodeId {
     *names_mut(g, copy) = tables;
     let ctrl = g.input(scope, 0);
     g.add_def(copy, ctrl);
-    let names = if is_loop {
-        reverse_names(g, scope)
-    } else {
-        Vec::new()
-    };
-    for i in 1..g.n_ins(scope) {
-        let value = g.input(scope, i);
-        if !is_loop {
+    if !is_loop {
+        for i in 1..g.n_ins(scope) {
+            let value = g.input(scope, i);
             g.add_def(copy, value);
-            continue;
         }
-        let head = ctrl.expect("a loop head has control");
+        return copy;
+    }
+    let head = ctrl.expect("a loop head has control");
+    for (i, label) in reverse_names(g, scope).into_iter().enumerate().skip(1) {
+        let value = g.input(scope, i);
         let inputs = vec![Some(head), value, None];
-        let p = g.add_node(
-            NodeKind::Phi {
-                label: names[i].clone(),
-            },
-            inputs,
-        );
+        let p = g.add_node(NodeKind::Phi { label }, inputs);
         let p = peephole(g, p);
         g.add_def(copy, Some(p));
         g.set_def(scope, i, Some(p));

@@ -83,27 +83,26 @@ pub fn define(g: &mut Graph, scope: NodeId, name: &str, value: NodeId) -> bool {
     true
 }
 
-/// The level and input index a name is bound to, innermost first.
-fn find(g: &Graph, scope: NodeId, name: &str) -> Option<(usize, usize)> {
+/// The input index a name is bound to, searching from the innermost scope.
+fn find(g: &Graph, scope: NodeId, name: &str) -> Option<usize> {
     levels(g, scope)
         .iter()
-        .enumerate()
         .rev()
-        .find_map(|(level, names)| names.get(name).map(|&i| (level, i)))
+        .find_map(|level| level.get(name).copied())
 }
 
 /// The value of a name, or `None` if it is not bound. Reading a variable
 /// inside a loop may create its phi at the loop head.
 pub fn lookup(g: &mut Graph, scope: NodeId, name: &str) -> Option<NodeId> {
-    let (level, i) = find(g, scope, name)?;
-    Some(resolve(g, scope, name, level, i))
+    let i = find(g, scope, name)?;
+    Some(resolve(g, scope, name, i))
 }
 
 /// Rebinds a name to `value`; `false` if the name is not bound.
 pub fn update(g: &mut Graph, scope: NodeId, name: &str, value: NodeId) -> bool {
     match find(g, scope, name) {
-        Some((level, i)) => {
-            resolve(g, scope, name, level, i);
+        Some(i) => {
+            resolve(g, scope, name, i);
             g.set_def(scope, i, Some(value));
             true
         }
@@ -115,7 +114,7 @@ pub fn update(g: &mut Graph, scope: NodeId, name: &str, value: NodeId) -> bool {
 /// that head's phi for the name, made now if the head has none yet. The
 /// phi's entry value is looked up in the head itself, which may be lazy in
 /// turn for an outer loop.
-fn resolve(g: &mut Graph, scope: NodeId, name: &str, level: usize, i: usize) -> NodeId {
+fn resolve(g: &mut Graph, scope: NodeId, name: &str, i: usize) -> NodeId {
     let old = g.in_(scope, i);
     if !matches!(g.kind(old), NodeKind::Scope(_)) {
         return old;
@@ -126,7 +125,7 @@ fn resolve(g: &mut Graph, scope: NodeId, name: &str, level: usize, i: usize) -> 
     let phi = match g.kind(current) {
         NodeKind::Phi { .. } if g.input(current, 0) == Some(head_ctrl) => current,
         _ => {
-            let entry = resolve(g, head, name, level, i);
+            let entry = resolve(g, head, name, i);
             let p = g.add_node(
                 NodeKind::Phi {
                     label: name.to_owned(),
