@@ -4,9 +4,9 @@
 //! Not a port of a Java test. The inputs are every prefix of the programs
 //! of this chapter's tests, single-character mutations of them, seeded
 //! random bytes and token soups, unknown characters, huge literals, integer
-//! overflow and deep nesting (of loops too). A panic (including a stack overflow) fails the
-//! test by itself; the checks below add that errors are well formed and
-//! that results can be printed and drawn.
+//! overflow and deep nesting (of loops too). A panic (including a stack
+//! overflow) fails the test by itself; the checks below add that errors are
+//! well formed and that results can be printed and drawn.
 
 use chapter07::{CodeGen, Error};
 use pretty_assertions::assert_eq;
