@@ -9,6 +9,8 @@
 //! 9 on, parsing is followed by the iterative optimizer (`iterate`), as
 //! Simple's tests do.
 
+pub mod fuzz;
+
 /// The newest chapter; the default of `--chapter`.
 pub const LATEST: u32 = 9;
 

@@ -32,6 +32,22 @@ enum Command {
     /// Parse and optimize with `arg` unknown, then run the program by walking
     /// its graph and print the returned value (chapter 8 on)
     Eval(EvalInput),
+    /// Differential fuzzing: random programs must evaluate the same without
+    /// peepholes, with them, and after the iterative optimizer (chapter 9)
+    Fuzz(FuzzInput),
+}
+
+#[derive(Args)]
+struct FuzzInput {
+    /// How many programs to generate and check
+    #[arg(long, default_value_t = 1000)]
+    count: u64,
+    /// The seed of the first program (program i uses seed + i)
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Print each program before checking it
+    #[arg(long)]
+    verbose: bool,
 }
 
 #[derive(Args)]
@@ -82,6 +98,7 @@ fn main() -> ExitCode {
     let source = match &cli.command {
         Command::Print(input) | Command::Dot(input) => &input.source,
         Command::Eval(input) => &input.source,
+        Command::Fuzz(input) => return fuzz(input),
     };
     let (name, src) = match read_source(source) {
         Ok(found) => found,
@@ -96,6 +113,7 @@ fn main() -> ExitCode {
         Command::Print(input) => Job::Print(input.arg, false),
         Command::Dot(input) => Job::Print(input.arg, true),
         Command::Eval(input) => Job::Eval(input.arg, input.loops),
+        Command::Fuzz(_) => unreachable!("fuzz returned above"),
     };
     // Deep programs recurse deeply; give the compiler a roomy stack.
     let worker = std::thread::Builder::new()
@@ -131,6 +149,29 @@ fn main() -> ExitCode {
             eprintln!("error: {message}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Runs the differential fuzzer; exit status 1 if any program failed.
+fn fuzz(input: &FuzzInput) -> ExitCode {
+    if input.verbose {
+        for s in input.seed..input.seed.saturating_add(input.count) {
+            eprintln!("// seed {s}\n{}", simple::fuzz::generate(s));
+        }
+    }
+    let report = simple::fuzz::run(input.seed, input.count);
+    for (seed, message, reduced) in &report.failures {
+        println!("seed {seed}: {message}\nreduced program:\n{reduced}");
+    }
+    println!(
+        "{} programs, {} failed",
+        report.programs,
+        report.failures.len()
+    );
+    if report.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }
 

@@ -226,7 +226,12 @@ impl Graph {
                 self.kill(d);
             }
         }
-        self.nodes[n.index()].inputs.swap_remove(i);
+        // Killing the old input can come back around a dead cycle and kill
+        // `n` itself, emptying its inputs; then there is nothing to remove.
+        let inputs = &mut self.nodes[n.index()].inputs;
+        if i < inputs.len() {
+            inputs.swap_remove(i);
+        }
     }
 
     /// Removes the last `count` inputs of `n`, killing inputs left unused.

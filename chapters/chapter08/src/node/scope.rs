@@ -125,7 +125,8 @@ fn resolve(g: &mut Graph, scope: NodeId, name: &str, i: usize) -> NodeId {
     let phi = match g.kind(current) {
         NodeKind::Phi { .. } if g.input(current, 0) == Some(head_ctrl) => current,
         _ => {
-            let entry = resolve(g, head, name, i);
+            // One level per enclosing loop: deep nests need a deep stack.
+            let entry = stacker::maybe_grow(64 * 1024, 1024 * 1024, || resolve(g, head, name, i));
             let p = g.add_node(
                 NodeKind::Phi {
                     label: name.to_owned(),
