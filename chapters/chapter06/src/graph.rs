@@ -289,7 +289,11 @@ impl Graph {
                 }
                 Some(None) => {}
                 None => {
-                    self.nodes[top.index()].ty = None;
+                    let node = &mut self.nodes[top.index()];
+                    node.ty = None;
+                    // Give the dead node's edge lists back to the allocator.
+                    node.inputs = Vec::new();
+                    node.outputs = Vec::new();
                     stack.pop();
                 }
             }
