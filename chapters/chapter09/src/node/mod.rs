@@ -276,6 +276,13 @@ pub(crate) fn set_type(g: &mut Graph, n: NodeId, ty: TypeId) -> Option<TypeId> {
     if old == Some(ty) {
         return old;
     }
+    // Types only ever improve: the new one must lie above the old.
+    debug_assert!(
+        old.is_none_or(|o| g.types.meet(ty, o) == o),
+        "type of node {n} fell from {} to {}",
+        old.map_or_else(String::new, |o| g.types.to_string(o)),
+        g.types.to_string(ty)
+    );
     g.set_ty(n, ty);
     g.push_outputs(n);
     g.move_deps_to_worklist(n);
