@@ -1,4 +1,6 @@
-//! Parse + peephole throughput of the newest chapter.
+//! Parse + peephole throughput of chapter 6 (the foundation's last chapter)
+//! and of chapter 9 (parse, then the iterative optimizer with value
+//! numbering).
 //!
 //! Two generated program shapes, at 1k, 10k and 100k statements:
 //! straight-line arithmetic over a fixed set of variables, and the same with
@@ -62,8 +64,21 @@ fn compile(src: &str) -> usize {
     code.graph.len()
 }
 
+fn compile_iterate(src: &str) -> usize {
+    let mut code = chapter09::CodeGen::new(src);
+    code.parse()
+        .expect("generated programs are valid")
+        .iterate();
+    code.graph.len()
+}
+
 fn bench(c: &mut Criterion) {
-    let mut group = c.benchmark_group("chapter06-parse");
+    run_group(c, "chapter06-parse", compile);
+    run_group(c, "chapter09-parse-iterate", compile_iterate);
+}
+
+fn run_group(c: &mut Criterion, name: &str, compile: fn(&str) -> usize) {
+    let mut group = c.benchmark_group(name);
     group.sample_size(10);
     for (shape, generate) in [
         ("straight", straight_line as fn(usize) -> String),

@@ -39,6 +39,16 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     if g.types.is_high_or_const(g.ty(pred)) {
         return None;
     }
+    // Only an If on this very predicate node can decide it, and such an If
+    // uses the predicate. Without one, skip the walk: it would cost the
+    // depth of the dominator tree for every If, quadratic in a long program.
+    let shared = g
+        .outputs(pred)
+        .iter()
+        .any(|&u| u != n && matches!(g.kind(u), NodeKind::If));
+    if !shared {
+        return None;
+    }
     let mut prior = n;
     let mut dom = idom(g, n);
     while let Some(d) = dom {
