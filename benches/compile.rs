@@ -6,7 +6,9 @@
 //! straight-line arithmetic over a fixed set of variables, and the same with
 //! every other statement an `if`/`else` that merges with a Phi. Throughput is
 //! reported in statements per second; the cost per statement should not grow
-//! with the program (see `cargo bench --bench compile`).
+//! with the program. Run with glibc keeping freed memory (see README.md,
+//! "Performance"): otherwise only the large programs pay page faults on
+//! every iteration, which says more about the allocator than the compiler.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use std::fmt::Write;
