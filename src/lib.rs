@@ -66,6 +66,17 @@ pub fn compile(chapter: u32, src: &str, options: &Options) -> Result<Compiled, F
         };
     }
     let peep = options.no_peephole;
+    // Chapters 4 on share one driver surface: peepholes, `arg`, #showGraph,
+    // and from chapter 9 the iterative optimizer after parsing.
+    macro_rules! with_arg {
+        ($krate:ident $(, $iterate:ident)?) => {{
+            let mut code = $krate::CodeGen::new(src);
+            (code.disable_peephole, code.arg) = (peep, options.arg);
+            let done = code.parse().map_err(failure!())?;
+            $( if !peep { done.$iterate(); } )?
+            Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
+        }};
+    }
     match chapter {
         1 => {
             let mut code = chapter01::CodeGen::new(src);
@@ -84,45 +95,12 @@ pub fn compile(chapter: u32, src: &str, options: &Options) -> Result<Compiled, F
             let done = code.parse().map_err(failure!())?;
             Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
         }
-        4 => {
-            let mut code = chapter04::CodeGen::new(src);
-            (code.disable_peephole, code.arg) = (peep, options.arg);
-            let done = code.parse().map_err(failure!())?;
-            Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
-        }
-        5 => {
-            let mut code = chapter05::CodeGen::new(src);
-            (code.disable_peephole, code.arg) = (peep, options.arg);
-            let done = code.parse().map_err(failure!())?;
-            Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
-        }
-        6 => {
-            let mut code = chapter06::CodeGen::new(src);
-            (code.disable_peephole, code.arg) = (peep, options.arg);
-            let done = code.parse().map_err(failure!())?;
-            Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
-        }
-        7 => {
-            let mut code = chapter07::CodeGen::new(src);
-            (code.disable_peephole, code.arg) = (peep, options.arg);
-            let done = code.parse().map_err(failure!())?;
-            Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
-        }
-        8 => {
-            let mut code = chapter08::CodeGen::new(src);
-            (code.disable_peephole, code.arg) = (peep, options.arg);
-            let done = code.parse().map_err(failure!())?;
-            Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
-        }
-        9 => {
-            let mut code = chapter09::CodeGen::new(src);
-            (code.disable_peephole, code.arg) = (peep, options.arg);
-            let done = code.parse().map_err(failure!())?;
-            if !peep {
-                done.iterate();
-            }
-            Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
-        }
+        4 => with_arg!(chapter04),
+        5 => with_arg!(chapter05),
+        6 => with_arg!(chapter06),
+        7 => with_arg!(chapter07),
+        8 => with_arg!(chapter08),
+        9 => with_arg!(chapter09, iterate),
         _ => Err(Failure::Usage(format!(
             "there is no chapter {chapter}: chapters 1 to {LATEST} exist"
         ))),
