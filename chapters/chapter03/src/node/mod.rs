@@ -44,7 +44,7 @@ pub enum NodeKind {
     Scope(Box<ScopeNames>),
 }
 
-/// A short name, e.g. `Add`, `Start` or `EQ`.
+/// A short name, e.g. `Add` or `Start`.
 pub fn label(g: &Graph, n: NodeId) -> String {
     match g.kind(n) {
         NodeKind::Start => "Start".into(),
