@@ -227,6 +227,9 @@ impl Job {
                         )),
                         3,
                     ),
+                    Evaluation::Fault(why) => {
+                        (String::new(), Some(format!("error: at run time: {why}")), 1)
+                    }
                 };
                 Ok(Output {
                     stdout,
