@@ -1,14 +1,15 @@
 //! Graphviz output of the graph, in the style of Simple's visualizer.
 //!
 //! Control nodes are yellow boxes and control edges red; data nodes are
-//! ellipses with black edges; phis are light yellow and drawn dotted to their
+//! ellipses with black edges, memory edges blue, and the edge that anchors
+//! a New to its control green; phis are light yellow and drawn dotted to their
 //! region. Multi-valued nodes (Start, If) are tables with one cell per
 //! projection. Scopes are drawn below the graph as tables of names with
 //! dashed blue edges to the values they bind. Nodes are listed by id, so the
 //! text is the same on every run.
 
 use crate::graph::{Graph, NodeId};
-use crate::node::{glabel, is_cfg, is_multi, scope, unique_name, NodeKind};
+use crate::node::{glabel, is_cfg, is_mem, is_multi, scope, unique_name, NodeKind};
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -19,8 +20,9 @@ pub fn generate(g: &Graph, src: &str, scopes: &[NodeId]) -> String {
     sb.push_str("digraph chapter10 {\n");
     // The source as a comment; "*/" inside it would end the comment early.
     let _ = writeln!(sb, "/*\n{}\n*/", src.replace("*/", "* /"));
-    // Bottom-to-top, keep input order, merge parallel edges.
-    sb.push_str("\trankdir=BT;\n\tordering=\"in\";\n\tconcentrate=\"true\";\n");
+    // Bottom-to-top, merge parallel edges. (Keeping input order, as earlier
+    // chapters do, makes poor layouts once memory edges cross the graph.)
+    sb.push_str("\trankdir=BT;\n\tconcentrate=\"true\";\n");
     nodes(g, &mut sb, &all);
     for &s in scopes {
         scope_tables(g, &mut sb, s);
@@ -148,7 +150,16 @@ fn node_edges(g: &Graph, sb: &mut String, all: &BTreeSet<NodeId>) {
                     unique_name(g, def)
                 );
             } else {
-                let color = if is_cfg(g, def) { " color=red" } else { "" };
+                // The edge from a New to its control only anchors it.
+                let color = if matches!(g.kind(n), NodeKind::New { .. }) {
+                    " color=green"
+                } else if is_cfg(g, def) {
+                    " color=red"
+                } else if is_mem(g, def) {
+                    " color=blue"
+                } else {
+                    ""
+                };
                 // A back edge must not pull the loop body above the loop.
                 let back = i == 2 && matches!(g.kind(n), NodeKind::Phi { .. } | NodeKind::Loop);
                 let constraint = if back { " constraint=false" } else { "" };
