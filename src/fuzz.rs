@@ -1,8 +1,10 @@
 //! Differential fuzzing of the optimizer.
 //!
 //! A seeded generator writes random, always-terminating programs in the
-//! language of chapter 9 (integers, `if`/`else`, `while` with `break` and
-//! `continue`). Each program is compiled three ways, without peepholes,
+//! language of chapter 10: integers, `if`/`else`, `while` with `break` and
+//! `continue`, and structs (allocation, field loads and stores, pointers
+//! copied between variables so that two names alias one object, nullable
+//! pointers used only under a null test). Each program is compiled three ways, without peepholes,
 //! with the parse-time peepholes, and with the iterative optimizer on top,
 //! and the graph evaluator runs each on several values of `arg`. Every
 //! optimization must keep the meaning of the program, so all three must
@@ -10,7 +12,7 @@
 //! reducer then deletes lines while the failure persists, to hand back a
 //! small reproducer.
 
-use chapter09::{CodeGen, Outcome};
+use chapter10::{CodeGen, Outcome};
 use std::fmt::Write;
 
 /// The values of `arg` each program is run with.
@@ -42,11 +44,29 @@ impl Rng {
     }
 }
 
+/// What a variable holds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Int,
+    /// A pointer to struct number `n`, never null.
+    Ptr(usize),
+    /// A pointer to struct number `n`, or null.
+    Nullable(usize),
+}
+
+#[derive(Clone)]
+struct Var {
+    name: String,
+    kind: Kind,
+}
+
 struct Generator {
     rng: Rng,
     out: String,
+    /// The structs declared: each a name and its field names.
+    structs: Vec<(String, Vec<String>)>,
     /// Variables in scope, innermost scope last.
-    scopes: Vec<Vec<String>>,
+    scopes: Vec<Vec<Var>>,
     next_var: usize,
     /// Nesting of loops (break/continue are allowed when > 0).
     loops: usize,
@@ -59,18 +79,36 @@ pub fn generate(seed: u64) -> String {
     let mut g = Generator {
         rng: Rng::new(seed),
         out: String::new(),
+        structs: Vec::new(),
         scopes: vec![Vec::new()],
         next_var: 0,
         loops: 0,
         budget: 12 + (seed % 20) as usize,
     };
+    // Most programs use structs; a few stay with integers only.
+    let structs = [0, 1, 1, 2][g.rng.below(4) as usize];
+    for s in 0..structs {
+        let fields: Vec<String> = (0..1 + g.rng.below(3)).map(|f| format!("f{f}")).collect();
+        let decl: Vec<String> = fields.iter().map(|f| format!("int {f};")).collect();
+        let _ = writeln!(g.out, "struct S{s} {{ {} }}", decl.join(" "));
+        g.structs.push((format!("S{s}"), fields));
+    }
+    for s in 0..structs {
+        g.pointer_declaration(0, s);
+    }
     for _ in 0..2 {
         g.declaration(0);
     }
     while g.budget > 0 {
         g.statement(0);
     }
-    let result = g.expression(3);
+    // Now and then return an object, to compare the contents of memory.
+    let pointers = g.vars_of(|k| matches!(k, Kind::Ptr(_)));
+    let result = if !pointers.is_empty() && g.rng.chance(20) {
+        g.pick(&pointers)
+    } else {
+        g.expression(3)
+    };
     let _ = writeln!(g.out, "return {result};");
     g.out
 }
@@ -80,23 +118,76 @@ impl Generator {
         self.out.push_str(&"  ".repeat(depth));
     }
 
-    fn vars(&self) -> Vec<String> {
-        self.scopes.iter().flatten().cloned().collect()
+    /// The names of the variables in scope whose kind passes `want`.
+    fn vars_of(&self, want: impl Fn(Kind) -> bool) -> Vec<String> {
+        self.scopes
+            .iter()
+            .flatten()
+            .filter(|v| want(v.kind))
+            .map(|v| v.name.clone())
+            .collect()
+    }
+
+    fn kind_of(&self, name: &str) -> Kind {
+        let var = self.scopes.iter().flatten().rev().find(|v| v.name == name);
+        var.expect("a variable in scope").kind
+    }
+
+    fn pick(&mut self, names: &[String]) -> String {
+        names[self.rng.below(names.len() as u64) as usize].clone()
+    }
+
+    fn fresh(&mut self, prefix: &str) -> String {
+        self.next_var += 1;
+        format!("{prefix}{}", self.next_var - 1)
+    }
+
+    fn bind(&mut self, name: &str, kind: Kind) {
+        let var = Var {
+            name: name.to_owned(),
+            kind,
+        };
+        self.scopes.last_mut().expect("a scope").push(var);
     }
 
     fn declaration(&mut self, depth: usize) {
-        let name = format!("v{}", self.next_var);
-        self.next_var += 1;
+        let name = self.fresh("v");
         let value = self.expression(3);
         self.indent(depth);
         let _ = writeln!(self.out, "int {name} = {value};");
-        self.scopes.last_mut().expect("a scope").push(name);
+        self.bind(&name, Kind::Int);
+    }
+
+    /// `S p = new S;`, `S p = q;` or, nullable, `S? p = null;`.
+    fn pointer_declaration(&mut self, depth: usize, s: usize) {
+        let name = self.fresh("p");
+        let ty = self.structs[s].0.clone();
+        self.indent(depth);
+        if self.rng.chance(25) {
+            // Null on some runs only: a pointer known to be null everywhere
+            // has no fields to access, even under a test.
+            let k = self.rng.below(5);
+            let _ = writeln!(self.out, "{ty}? {name} = null;");
+            self.indent(depth);
+            let _ = writeln!(self.out, "if (arg < {k}) {name} = new {ty};");
+            self.bind(&name, Kind::Nullable(s));
+            return;
+        }
+        let same = self.vars_of(|k| k == Kind::Ptr(s));
+        let value = if !same.is_empty() && self.rng.chance(30) {
+            self.pick(&same)
+        } else {
+            format!("new {ty}")
+        };
+        let _ = writeln!(self.out, "{ty} {name} = {value};");
+        self.bind(&name, Kind::Ptr(s));
     }
 
     fn statement(&mut self, depth: usize) {
         self.budget = self.budget.saturating_sub(1);
         let deep = depth >= 3 || self.budget == 0;
-        match self.rng.below(10) {
+        let has_structs = !self.structs.is_empty();
+        match self.rng.below(14) {
             0 | 1 => self.declaration(depth),
             2 | 3 if !deep => self.if_statement(depth),
             4 if !deep => self.while_statement(depth),
@@ -109,16 +200,95 @@ impl Generator {
                 };
                 let _ = writeln!(self.out, "{word};");
             }
+            6 | 7 if has_structs => self.store(depth),
+            8 if has_structs => {
+                let s = self.rng.below(self.structs.len() as u64) as usize;
+                self.pointer_declaration(depth, s);
+            }
+            9 if has_structs => self.pointer_assignment(depth),
+            10 if has_structs => self.null_guarded(depth),
             _ => self.assignment(depth),
         }
     }
 
     fn assignment(&mut self, depth: usize) {
-        let vars = self.vars();
-        let name = &vars[self.rng.below(vars.len() as u64) as usize];
+        let vars = self.vars_of(|k| k == Kind::Int);
+        let name = self.pick(&vars);
         let value = self.expression(3);
         self.indent(depth);
         let _ = writeln!(self.out, "{name} = {value};");
+    }
+
+    /// A random field of struct `s`.
+    fn field(&mut self, s: usize) -> String {
+        let fields = self.structs[s].1.clone();
+        self.pick(&fields)
+    }
+
+    /// `p.f = expr;` through a pointer that cannot be null.
+    fn store(&mut self, depth: usize) {
+        let pointers = self.vars_of(|k| matches!(k, Kind::Ptr(_)));
+        if pointers.is_empty() {
+            return self.assignment(depth);
+        }
+        let p = self.pick(&pointers);
+        let Kind::Ptr(s) = self.kind_of(&p) else {
+            unreachable!("picked a pointer")
+        };
+        let f = self.field(s);
+        let value = self.expression(3);
+        self.indent(depth);
+        let _ = writeln!(self.out, "{p}.{f} = {value};");
+    }
+
+    /// `p = new S;`, `p = q;` (now both name one object), or for a nullable
+    /// pointer also `if (arg < k) p = null;`.
+    fn pointer_assignment(&mut self, depth: usize) {
+        let pointers = self.vars_of(|k| !matches!(k, Kind::Int));
+        if pointers.is_empty() {
+            return self.assignment(depth);
+        }
+        let p = self.pick(&pointers);
+        let kind = self.kind_of(&p);
+        let (Kind::Ptr(s) | Kind::Nullable(s)) = kind else {
+            unreachable!("picked a pointer")
+        };
+        let same = self.vars_of(|k| k == Kind::Ptr(s) || k == kind);
+        let value = match self.rng.below(3) {
+            0 => self.pick(&same),
+            _ => format!("new {}", self.structs[s].0),
+        };
+        self.indent(depth);
+        if kind == Kind::Nullable(s) && self.rng.chance(50) {
+            // As at the declaration, null on some runs only.
+            let k = self.rng.below(5);
+            let _ = writeln!(self.out, "if (arg < {k}) {p} = null;");
+            return;
+        }
+        let _ = writeln!(self.out, "{p} = {value};");
+    }
+
+    /// `if (q) q.f = expr;` or `if (q) v = q.f;`: a nullable pointer used
+    /// where the test proves it is not null.
+    fn null_guarded(&mut self, depth: usize) {
+        let nullable = self.vars_of(|k| matches!(k, Kind::Nullable(_)));
+        if nullable.is_empty() {
+            return self.store(depth);
+        }
+        let q = self.pick(&nullable);
+        let Kind::Nullable(s) = self.kind_of(&q) else {
+            unreachable!("picked a nullable")
+        };
+        let f = self.field(s);
+        self.indent(depth);
+        if self.rng.chance(50) {
+            let value = self.expression(2);
+            let _ = writeln!(self.out, "if ({q}) {q}.{f} = {value};");
+        } else {
+            let ints = self.vars_of(|k| k == Kind::Int);
+            let v = self.pick(&ints);
+            let _ = writeln!(self.out, "if ({q}) {v} = {q}.{f} + {v};");
+        }
     }
 
     /// A block on its own lines; its declarations end with it.
@@ -183,11 +353,30 @@ impl Generator {
     }
 
     fn leaf(&mut self) -> String {
-        let vars = self.vars();
-        match self.rng.below(4) {
+        let ints = self.vars_of(|k| k == Kind::Int);
+        let pointers = self.vars_of(|k| matches!(k, Kind::Ptr(_)));
+        match self.rng.below(6) {
             0 => "arg".to_owned(),
             1 => self.rng.below(10).to_string(),
-            _ if !vars.is_empty() => vars[self.rng.below(vars.len() as u64) as usize].clone(),
+            // A field load.
+            2 if !pointers.is_empty() => {
+                let p = self.pick(&pointers);
+                let Kind::Ptr(s) = self.kind_of(&p) else {
+                    unreachable!("picked a pointer")
+                };
+                let f = self.field(s);
+                format!("{p}.{f}")
+            }
+            // Do two pointers name the same object?
+            3 if pointers.len() >= 2 && self.rng.chance(30) => {
+                let (p, q) = (self.pick(&pointers), self.pick(&pointers));
+                if self.kind_of(&p) == self.kind_of(&q) {
+                    format!("({p} == {q})")
+                } else {
+                    "arg".to_owned()
+                }
+            }
+            _ if !ints.is_empty() => self.pick(&ints),
             _ => "arg".to_owned(),
         }
     }
@@ -208,7 +397,8 @@ pub fn check(src: &str) -> Result<(), String> {
             .parse()
             .map_err(|e| format!("{name}: compile error: {}", e.message))?;
         if iterate {
-            done.iterate();
+            done.iterate()
+                .map_err(|e| format!("{name}: compile error: {}", e.message))?;
         }
         let outcomes = ARGS.iter().map(|&a| done.eval(a, LOOP_BUDGET)).collect();
         results.push((name, outcomes));

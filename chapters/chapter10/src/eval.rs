@@ -166,7 +166,7 @@ impl Evaluator<'_> {
         let mut prev = start;
         while let Some(c) = control {
             let next = match g.kind(c) {
-                NodeKind::Region { .. } | NodeKind::Loop => {
+                NodeKind::Region | NodeKind::Loop => {
                     if matches!(g.kind(c), NodeKind::Loop) && g.input(c, 1) != Some(prev) {
                         if loops == 0 {
                             return Ok(Outcome::Timeout);

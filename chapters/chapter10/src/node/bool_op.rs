@@ -42,6 +42,17 @@ impl BoolOp {
 }
 
 pub fn compute(g: &mut Graph, n: NodeId, op: BoolOp) -> TypeId {
+    let (t1, t2) = (g.ty(g.in_(n, 1)), g.ty(g.in_(n, 2)));
+    if !g.types.is_int(t1) || !g.types.is_int(t2) {
+        // Comparing pointers: the answer is still an integer. (Simple's
+        // chapter 10 takes the meet of the operands here, which types
+        // `p==q` as a pointer.)
+        return if t1 == Types::TOP || t2 == Types::TOP {
+            Types::INT_TOP
+        } else {
+            Types::INT_BOT
+        };
+    }
     super::int_binary(g, n, |a, b| i64::from(op.test(a, b)))
 }
 

@@ -54,17 +54,35 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
                 else {
                     unreachable!("load::idealize on a non-load")
                 };
+                let arm = |g: &mut Graph, m: NodeId| {
+                    // `p.x = p.x` in a loop: the load from that store is
+                    // this very load (or its value-numbering twin). Making
+                    // it again would peephole into this load and round
+                    // again without end.
+                    if matches!(g.kind(m), NodeKind::Store { .. }) && same_load(g, g.in_(m, 3), n) {
+                        return n;
+                    }
+                    let ld = new(g, &name, alias, declared, at, m, ptr);
+                    peephole(g, ld)
+                };
                 let (m1, m2) = (g.in_(mem, 1), g.in_(mem, 2));
-                let ld1 = new(g, &name, alias, declared, at, m1, ptr);
-                let ld1 = peephole(g, ld1);
-                let ld2 = new(g, &name, alias, declared, at, m2, ptr);
-                let ld2 = peephole(g, ld2);
+                let ld1 = arm(g, m1);
+                let ld2 = arm(g, m2);
                 let ty = g.ty(n);
                 return Some(phi::new(g, &name, ty, region, &[ld1, ld2]));
             }
         }
     }
     None
+}
+
+/// `x` is the load `n`, or loads the same field of the same object from
+/// the same memory.
+fn same_load(g: &Graph, x: NodeId, n: NodeId) -> bool {
+    x == n
+        || matches!(g.kind(x), NodeKind::Load { .. })
+            && g.kind(x).gvn_data() == g.kind(n).gvn_data()
+            && g.inputs(x) == g.inputs(n)
 }
 
 /// Arm `idx` of the memory phi is a store to the same object.

@@ -79,10 +79,8 @@ pub enum NodeKind {
         idx: usize,
         label: String,
     },
-    /// Merges control; `in(0)` is unused. Caches its immediate dominator.
-    Region {
-        idom: Option<NodeId>,
-    },
+    /// Merges control; `in(0)` is unused.
+    Region,
     /// The head of a loop: a Region whose input 1 enters the loop and input
     /// 2 is the back edge (empty while the body is being parsed).
     Loop,
@@ -139,7 +137,7 @@ impl NodeKind {
 
     /// A merge point of control: a Region or a Loop.
     pub fn is_region(&self) -> bool {
-        matches!(self, NodeKind::Region { .. } | NodeKind::Loop)
+        matches!(self, NodeKind::Region | NodeKind::Loop)
     }
 
     /// Two nodes compute the same operator (same class in Simple).
@@ -167,7 +165,7 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::Bool(op) => op.name().into(),
         NodeKind::If => "If".into(),
         NodeKind::Proj { label, .. } => label.clone(),
-        NodeKind::Region { .. } => "Region".into(),
+        NodeKind::Region => "Region".into(),
         NodeKind::Loop => "Loop".into(),
         NodeKind::Phi { label, .. } => format!("Phi_{label}"),
         NodeKind::Scope(_) => "Scope".into(),
@@ -215,7 +213,7 @@ pub fn is_cfg(g: &Graph, n: NodeId) -> bool {
         | NodeKind::Stop
         | NodeKind::Return
         | NodeKind::If
-        | NodeKind::Region { .. }
+        | NodeKind::Region
         | NodeKind::Loop => true,
         NodeKind::Proj { idx, .. } => *idx == 0 || matches!(g.kind(g.in_(n, 0)), NodeKind::If),
         _ => false,
@@ -254,7 +252,7 @@ pub(crate) fn compute(g: &mut Graph, n: NodeId) -> TypeId {
         NodeKind::Bool(op) => bool_op::compute(g, n, *op),
         NodeKind::If => if_::compute(g, n),
         NodeKind::Proj { idx, .. } => proj::compute(g, n, *idx),
-        NodeKind::Region { .. } => region::compute(g, n),
+        NodeKind::Region => region::compute(g, n),
         NodeKind::Loop => loop_::compute(g, n),
         NodeKind::Phi { .. } => phi::compute(g, n),
         NodeKind::New { ptr } => *ptr,
@@ -282,7 +280,7 @@ fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         NodeKind::Return => return_::idealize(g, n),
         NodeKind::Stop => stop::idealize(g, n),
         NodeKind::Proj { idx, .. } => proj::idealize(g, n, *idx),
-        NodeKind::Region { .. } => region::idealize(g, n),
+        NodeKind::Region => region::idealize(g, n),
         NodeKind::Loop => loop_::idealize(g, n),
         NodeKind::Phi { .. } => phi::idealize(g, n),
         NodeKind::Minus => minus::idealize(g, n),
@@ -382,7 +380,7 @@ pub(crate) fn is_constant_node(g: &Graph, n: NodeId) -> bool {
 /// equal to another once all its paths are known.
 pub(crate) fn gvn_eligible(g: &Graph, n: NodeId) -> bool {
     match g.kind(n) {
-        NodeKind::Region { .. } | NodeKind::Loop => !region::in_progress(g, n),
+        NodeKind::Region | NodeKind::Loop => !region::in_progress(g, n),
         NodeKind::Phi { .. } => g.input(n, g.n_ins(n) - 1).is_some(),
         NodeKind::Scope(_) => false,
         // Every allocation is a different object.
@@ -486,25 +484,45 @@ fn int_binary(g: &mut Graph, n: NodeId, fold: impl Fn(i64, i64) -> i64) -> TypeI
     }
 }
 
-/// The immediate dominator of a control node, computing dominator-tree depth
-/// on the way. Start has none; a Region has one only when it merges two
-/// paths whose dominator chains meet.
+/// The depth of control node `n` in the dominator tree, approximately: the
+/// parser and the peepholes change the graph as they go, so the depth is
+/// computed once, when first asked, and kept. Start is at depth 0, a Loop
+/// one below its entry, a Region as deep as its deepest path, anything else
+/// one below its control input.
+pub(crate) fn idepth(g: &mut Graph, n: NodeId) -> u32 {
+    let cached = g.node(n).idepth;
+    if cached != 0 {
+        return cached;
+    }
+    let depth = match g.kind(n) {
+        NodeKind::Start { .. } => return 0,
+        NodeKind::Loop => idepth(g, g.in_(n, 1)) + 1,
+        NodeKind::Region => {
+            let mut d = 0;
+            for i in 0..g.n_ins(n) {
+                if let Some(x) = g.input(n, i) {
+                    d = d.max(idepth(g, x));
+                }
+            }
+            d
+        }
+        _ => idepth(g, g.in_(n, 0)) + 1,
+    };
+    g.node_mut(n).idepth = depth;
+    depth
+}
+
+/// The immediate dominator of a control node. Start has none; a Loop's is
+/// its entry; a Region's is where the dominator chains of its two paths
+/// meet (found by walking up both, deeper side first), and unknown (`None`)
+/// for a region of more paths. The answer is not cached: the graph changes
+/// under the optimizer, and a stale dominator would be a wrong fact.
 pub(crate) fn idom(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     match g.kind(n) {
         NodeKind::Start { .. } => None,
-        NodeKind::Region { .. } => region::idom(g, n),
+        NodeKind::Region => region::idom(g, n),
         NodeKind::Loop => Some(loop_::entry(g, n)),
-        _ => {
-            let dom = g.in_(n, 0);
-            if g.node(dom).idepth == 0 {
-                idom(g, dom);
-            }
-            if g.node(n).idepth == 0 {
-                let depth = g.node(dom).idepth + 1;
-                g.node_mut(n).idepth = depth;
-            }
-            Some(dom)
-        }
+        _ => g.input(n, 0),
     }
 }
 
@@ -561,7 +579,7 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
             NodeKind::Not => print_unary(g, n, "!", out),
             NodeKind::If => if_::print(g, n, out),
             NodeKind::Proj { label, .. } => out.push_str(label),
-            NodeKind::Region { .. } => out.push_str(&format!("Region{n}")),
+            NodeKind::Region => out.push_str(&format!("Region{n}")),
             NodeKind::Loop => out.push_str(&format!("Loop{n}")),
             NodeKind::Phi { .. } => phi::print(g, n, out),
             NodeKind::Scope(_) => scope::print(g, n, out),

@@ -13,7 +13,7 @@ use crate::types::{TypeId, Types};
 pub fn new(g: &mut Graph, paths: &[NodeId]) -> NodeId {
     let mut inputs = vec![None];
     inputs.extend(paths.iter().map(|&p| Some(p)));
-    g.add_node(NodeKind::Region { idom: None }, inputs)
+    g.add_node(NodeKind::Region, inputs)
 }
 
 /// True while a path is still unknown (a loop whose body is being parsed).
@@ -58,7 +58,6 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
                 i += 1;
             }
         }
-        clear_idom(g, n);
         if g.is_dead(n) {
             return Some(super::new_constant(g, Types::XCTRL));
         }
@@ -68,7 +67,6 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     // One path and no phis: become that path. Phis with one input collapse
     // on their own first.
     if g.n_ins(n) == 2 && phis(g, n).is_empty() {
-        clear_idom(g, n);
         return Some(g.in_(n, 1));
     }
     // A diamond that merges nothing, `if (p) {} else {}`: the branch is
@@ -80,18 +78,11 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         if both_proj && g.input(p1, 0) == g.input(p2, 0) {
             let iff = g.in_(p1, 0);
             if matches!(g.kind(iff), NodeKind::If) {
-                clear_idom(g, n);
                 return Some(g.in_(iff, 0));
             }
         }
     }
     None
-}
-
-fn clear_idom(g: &mut Graph, n: NodeId) {
-    if let NodeKind::Region { idom } = g.kind_mut(n) {
-        *idom = None;
-    }
 }
 
 fn phis(g: &Graph, n: NodeId) -> Vec<NodeId> {
@@ -102,26 +93,20 @@ fn phis(g: &Graph, n: NodeId) -> Vec<NodeId> {
         .collect()
 }
 
-/// The immediate dominator of a two-path region: where the dominator chains
-/// of its two paths meet. Unknown (`None`) for other regions.
+/// The immediate dominator of a region: its one path, or for two paths
+/// where their dominator chains meet. Unknown (`None`) for more paths.
 pub fn idom(g: &mut Graph, n: NodeId) -> Option<NodeId> {
-    if let NodeKind::Region { idom: Some(cached) } = *g.kind(n) {
-        if !g.is_dead(cached) {
-            return Some(cached);
-        }
-        clear_idom(g, n);
-    }
     if g.n_ins(n) == 2 {
-        return Some(g.in_(n, 1)); // one path: that path
+        return Some(g.in_(n, 1));
     }
     if g.n_ins(n) != 3 {
         return None;
     }
-    let mut lhs = super::idom(g, g.in_(n, 1));
-    let mut rhs = super::idom(g, g.in_(n, 2));
+    let mut lhs = g.input(n, 1);
+    let mut rhs = g.input(n, 2);
     while lhs != rhs {
         let (l, r) = (lhs?, rhs?);
-        let (dl, dr) = (g.node(l).idepth, g.node(r).idepth);
+        let (dl, dr) = (super::idepth(g, l), super::idepth(g, r));
         if dl >= dr {
             lhs = super::idom(g, l);
         }
@@ -129,10 +114,5 @@ pub fn idom(g: &mut Graph, n: NodeId) -> Option<NodeId> {
             rhs = super::idom(g, r);
         }
     }
-    let dom = lhs?;
-    g.node_mut(n).idepth = g.node(dom).idepth + 1;
-    if let NodeKind::Region { idom } = g.kind_mut(n) {
-        *idom = Some(dom);
-    }
-    Some(dom)
+    lhs
 }
