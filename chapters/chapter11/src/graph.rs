@@ -1,0 +1,455 @@
+//! The node arena and its edge bookkeeping.
+//!
+//! A sea-of-nodes graph is a web of nodes pointing at their inputs
+//! (use→def edges) and, for the optimizer's convenience, at their outputs
+//! (def→use edges). Both directions must always agree, so every change of an
+//! edge goes through the few functions in this file: [`Graph::set_def`],
+//! [`Graph::add_def`], [`Graph::del_def`], [`Graph::pop_n`] and
+//! [`Graph::kill`]. When a node loses its last use it is dead and is killed at
+//! once, which recursively frees its inputs: dead-code elimination is a side
+//! effect of keeping the edges right.
+//!
+//! Nodes live in one `Vec` and are named by a [`NodeId`], which is also the
+//! node's number in printed output (`Region12`). Ids are handed out in
+//! creation order starting at 1, the way Simple numbers its nodes, so our
+//! printed ids match the Java course. A dead node keeps its slot; ids are
+//! never reused within a compilation.
+//!
+//! From chapter 9 the graph also keeps the global value numbering table
+//! (one node per distinct operation on the same inputs) and the worklist of
+//! the iterative optimizer. A node in the table must not change its inputs
+//! unnoticed, so every edge function first takes the node out of the table
+//! (`unlock`); the next peephole puts it back. Edge changes also queue the
+//! nodes they may have made optimizable.
+
+use crate::iter::WorkList;
+use crate::node::NodeKind;
+use crate::types::{TypeId, Types};
+use rustc_hash::FxHashMap;
+use std::fmt;
+use std::mem::Discriminant;
+use std::num::NonZeroU32;
+
+/// The name of a node: its index in the arena plus one.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub struct NodeId(NonZeroU32);
+
+impl NodeId {
+    fn from_index(index: usize) -> NodeId {
+        let nid = u32::try_from(index + 1).expect("more than 2^32 nodes");
+        NodeId(NonZeroU32::new(nid).expect("index + 1 is never zero"))
+    }
+
+    fn index(self) -> usize {
+        self.0.get() as usize - 1
+    }
+
+    /// The node number as printed: 1 for the first node created.
+    pub fn nid(self) -> u32 {
+        self.0.get()
+    }
+}
+
+impl fmt::Display for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.nid())
+    }
+}
+
+/// One node: what it is, its ordered inputs (which may be empty slots), its
+/// unordered outputs and its current type.
+pub struct Node {
+    pub kind: NodeKind,
+    inputs: Vec<Option<NodeId>>,
+    outputs: Vec<NodeId>,
+    /// Temporary pins that keep a node alive while the parser or a peephole
+    /// holds it without an output edge (Simple's `keep()`).
+    keeps: u32,
+    /// `None` once the node is dead, and before its first type is computed.
+    ty: Option<TypeId>,
+    /// Depth in the dominator tree, 0 while unknown.
+    pub(crate) idepth: u32,
+    /// The node is in the value-numbering table.
+    in_gvn: bool,
+    /// Nodes whose peepholes looked at this node without being its neighbour:
+    /// they are queued again when this node changes.
+    deps: Vec<NodeId>,
+}
+
+/// What makes two nodes the same computation: the operator (with its data,
+/// such as a constant's value) and the very same inputs.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct GvnKey {
+    op: Discriminant<NodeKind>,
+    data: u64,
+    inputs: Box<[Option<NodeId>]>,
+}
+
+/// The graph of one compilation: nodes, types and the distinguished nodes.
+pub struct Graph {
+    nodes: Vec<Node>,
+    pub types: Types,
+    start: Option<NodeId>,
+    /// Turns peephole optimization off, to observe the graph as parsed.
+    pub disable_peephole: bool,
+    /// Global value numbering: the one node for each distinct computation.
+    gvn: FxHashMap<GvnKey, NodeId>,
+    /// Nodes that may be optimizable, for the iterative optimizer.
+    pub work: WorkList,
+}
+
+impl Graph {
+    pub fn new() -> Self {
+        Graph {
+            nodes: Vec::new(),
+            types: Types::new(),
+            start: None,
+            disable_peephole: false,
+            gvn: FxHashMap::default(),
+            work: WorkList::new(123),
+        }
+    }
+
+    /// Creates a node with the given inputs and adds the matching output edges.
+    pub fn add_node(&mut self, kind: NodeKind, inputs: Vec<Option<NodeId>>) -> NodeId {
+        let id = NodeId::from_index(self.nodes.len());
+        for def in inputs.iter().flatten() {
+            self.nodes[def.index()].outputs.push(id);
+        }
+        self.nodes.push(Node {
+            kind,
+            inputs,
+            outputs: Vec::new(),
+            keeps: 0,
+            ty: None,
+            idepth: 0,
+            in_gvn: false,
+            deps: Vec::new(),
+        });
+        id
+    }
+
+    /// Records the Start node; constants hang off it.
+    pub fn set_start(&mut self, start: NodeId) {
+        self.start = Some(start);
+    }
+
+    pub fn start(&self) -> NodeId {
+        self.start
+            .expect("Start is created before any other node uses it")
+    }
+
+    pub fn node(&self, n: NodeId) -> &Node {
+        &self.nodes[n.index()]
+    }
+
+    pub(crate) fn node_mut(&mut self, n: NodeId) -> &mut Node {
+        &mut self.nodes[n.index()]
+    }
+
+    pub fn kind(&self, n: NodeId) -> &NodeKind {
+        &self.nodes[n.index()].kind
+    }
+
+    pub fn kind_mut(&mut self, n: NodeId) -> &mut NodeKind {
+        &mut self.nodes[n.index()].kind
+    }
+
+    /// Input `i`, which may be an empty slot.
+    pub fn input(&self, n: NodeId, i: usize) -> Option<NodeId> {
+        self.nodes[n.index()].inputs.get(i).copied().flatten()
+    }
+
+    /// Input `i`, which the caller knows is present.
+    pub fn in_(&self, n: NodeId, i: usize) -> NodeId {
+        self.input(n, i)
+            .unwrap_or_else(|| panic!("node {n} has no input {i}"))
+    }
+
+    pub fn inputs(&self, n: NodeId) -> &[Option<NodeId>] {
+        &self.nodes[n.index()].inputs
+    }
+
+    pub fn n_ins(&self, n: NodeId) -> usize {
+        self.nodes[n.index()].inputs.len()
+    }
+
+    pub fn outputs(&self, n: NodeId) -> &[NodeId] {
+        &self.nodes[n.index()].outputs
+    }
+
+    /// The current type; dead nodes and nodes never typed read as `Bottom`.
+    pub fn ty(&self, n: NodeId) -> TypeId {
+        self.nodes[n.index()].ty.unwrap_or(Types::BOTTOM)
+    }
+
+    /// The type, or `None` for a node never typed (or dead).
+    pub fn ty_opt(&self, n: NodeId) -> Option<TypeId> {
+        self.nodes[n.index()].ty
+    }
+
+    pub(crate) fn set_ty(&mut self, n: NodeId, ty: TypeId) {
+        self.nodes[n.index()].ty = Some(ty);
+    }
+
+    /// Number of nodes ever created (live or dead).
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    pub fn is_unused(&self, n: NodeId) -> bool {
+        let node = &self.nodes[n.index()];
+        node.outputs.is_empty() && node.keeps == 0
+    }
+
+    pub fn is_dead(&self, n: NodeId) -> bool {
+        let node = &self.nodes[n.index()];
+        self.is_unused(n) && node.inputs.is_empty() && node.ty.is_none()
+    }
+
+    /// Pinned by [`Graph::keep`].
+    pub fn is_kept(&self, n: NodeId) -> bool {
+        self.nodes[n.index()].keeps > 0
+    }
+
+    /// Pins `n` so that losing its last use does not kill it.
+    pub fn keep(&mut self, n: NodeId) -> NodeId {
+        self.nodes[n.index()].keeps += 1;
+        n
+    }
+
+    /// Removes a pin placed by [`Graph::keep`].
+    pub fn unkeep(&mut self, n: NodeId) -> NodeId {
+        let node = &mut self.nodes[n.index()];
+        debug_assert!(node.keeps > 0, "unkeep without keep on node {n}");
+        node.keeps -= 1;
+        n
+    }
+
+    /// Replaces input `i` of `n` by `new_def`, killing the old input if that
+    /// was its last use. Returns `new_def`.
+    pub fn set_def(&mut self, n: NodeId, i: usize, new_def: Option<NodeId>) -> Option<NodeId> {
+        self.unlock(n);
+        let old_def = self.input(n, i);
+        if old_def == new_def {
+            return new_def;
+        }
+        // Add the new edge first: killing the old input could otherwise kill
+        // the new one when it is reachable only through the old.
+        if let Some(d) = new_def {
+            self.nodes[d.index()].outputs.push(n);
+        }
+        if let Some(d) = old_def {
+            if self.del_use(d, n, true) {
+                self.kill(d);
+            }
+        }
+        self.nodes[n.index()].inputs[i] = new_def;
+        self.move_deps_to_worklist(n);
+        new_def
+    }
+
+    /// Appends an input to `n`.
+    pub fn add_def(&mut self, n: NodeId, new_def: Option<NodeId>) -> Option<NodeId> {
+        self.unlock(n);
+        self.nodes[n.index()].inputs.push(new_def);
+        if let Some(d) = new_def {
+            self.nodes[d.index()].outputs.push(n);
+        }
+        new_def
+    }
+
+    /// Removes input `i`, moving the last input into its place (the order
+    /// changes, deterministically, as Region and Phi allow).
+    pub fn del_def(&mut self, n: NodeId, i: usize) {
+        self.unlock(n);
+        if let Some(d) = self.input(n, i) {
+            if self.del_use(d, n, true) {
+                self.kill(d);
+            }
+            self.move_deps_to_worklist(d);
+        }
+        // Killing the old input can come back around a dead cycle and kill
+        // `n` itself, emptying its inputs; then there is nothing to remove.
+        let inputs = &mut self.nodes[n.index()].inputs;
+        if i < inputs.len() {
+            inputs.swap_remove(i);
+        }
+    }
+
+    /// Removes the last `count` inputs of `n`, killing inputs left unused.
+    pub fn pop_n(&mut self, n: NodeId, count: usize) {
+        self.unlock(n);
+        for _ in 0..count {
+            let old_def = self.nodes[n.index()].inputs.pop().flatten();
+            if let Some(d) = old_def {
+                if self.del_use(d, n, false) {
+                    self.kill(d);
+                }
+            }
+        }
+    }
+
+    /// Removes one `use_` from the outputs of `def`; true if `def` is now unused.
+    ///
+    /// Simple removes the first occurrence, and the order of outputs is
+    /// observable, so we do too. But the use going away is nearly always a
+    /// recent one, and Start's list of constants can be very long, so when
+    /// `use_` can appear only once we search from the end. It can appear
+    /// more than once only if `def` is several inputs of `use_`; `still_listed`
+    /// says whether the input being removed is still among them.
+    fn del_use(&mut self, def: NodeId, use_: NodeId, still_listed: bool) -> bool {
+        let edges = self.nodes[use_.index()]
+            .inputs
+            .iter()
+            .filter(|&&d| d == Some(def))
+            .count();
+        let repeated = edges > usize::from(still_listed);
+        let outputs = &mut self.nodes[def.index()].outputs;
+        let pos = if repeated {
+            outputs.iter().position(|&u| u == use_)
+        } else {
+            outputs.iter().rposition(|&u| u == use_)
+        };
+        if let Some(pos) = pos {
+            outputs.swap_remove(pos);
+        }
+        self.is_unused(def)
+    }
+
+    /// Kills an unused node: drops its inputs (last first), killing each input
+    /// that loses its last use, and so on. The walk keeps its own stack, so a
+    /// long dead chain cannot overflow the machine stack; it visits nodes in
+    /// the same order as the plain recursive definition.
+    pub fn kill(&mut self, n: NodeId) {
+        debug_assert!(self.is_unused(n), "killing node {n}, which has uses");
+        self.unlock(n);
+        let mut stack = vec![n];
+        while let Some(&top) = stack.last() {
+            match self.nodes[top.index()].inputs.pop() {
+                Some(Some(d)) => {
+                    // The input lost a use: it may optimize now.
+                    self.work.push(d);
+                    if self.del_use(d, top, false) {
+                        self.unlock(d);
+                        stack.push(d);
+                    }
+                }
+                Some(None) => {}
+                None => {
+                    let node = &mut self.nodes[top.index()];
+                    node.ty = None;
+                    // Give the dead node's edge lists back to the allocator.
+                    node.inputs = Vec::new();
+                    node.outputs = Vec::new();
+                    stack.pop();
+                }
+            }
+        }
+    }
+
+    /// Makes every user of `old` use `new` instead, then kills `old`.
+    pub fn subsume(&mut self, old: NodeId, new: NodeId) {
+        debug_assert_ne!(old, new);
+        while let Some(user) = self.nodes[old.index()].outputs.pop() {
+            self.unlock(user);
+            let slot = self.nodes[user.index()]
+                .inputs
+                .iter()
+                .position(|&d| d == Some(old))
+                .expect("an output edge has a matching input edge");
+            self.nodes[user.index()].inputs[slot] = Some(new);
+            self.nodes[new.index()].outputs.push(user);
+        }
+        self.kill(old);
+    }
+
+    /// Swaps inputs 1 and 2 without letting either go dead on the way.
+    pub fn swap12(&mut self, n: NodeId) -> NodeId {
+        self.unlock(n); // the table key depends on input order
+        self.nodes[n.index()].inputs.swap(1, 2);
+        n
+    }
+
+    /// Takes `n` out of the value-numbering table before its inputs change.
+    pub fn unlock(&mut self, n: NodeId) {
+        if std::mem::take(&mut self.nodes[n.index()].in_gvn) {
+            let key = self.gvn_key(n);
+            let removed = self.gvn.remove(&key);
+            debug_assert_eq!(removed, Some(n), "the table held another node for {n}");
+        }
+    }
+
+    fn gvn_key(&self, n: NodeId) -> GvnKey {
+        let node = &self.nodes[n.index()];
+        GvnKey {
+            op: std::mem::discriminant(&node.kind),
+            data: node.kind.gvn_data(),
+            inputs: node.inputs.as_slice().into(),
+        }
+    }
+
+    /// Value numbering: the node already in the table that computes the
+    /// same as `n`, if any; otherwise `n` goes into the table. A node
+    /// already in the table, or one that must stay unique (a region or phi
+    /// still being parsed), is left as it is.
+    pub fn gvn_find_or_insert(&mut self, n: NodeId) -> Option<NodeId> {
+        if self.nodes[n.index()].in_gvn || !crate::node::gvn_eligible(self, n) {
+            return None;
+        }
+        let key = self.gvn_key(n);
+        match self.gvn.get(&key) {
+            Some(&m) if m != n => Some(m),
+            Some(_) => None,
+            None => {
+                self.gvn.insert(key, n);
+                self.nodes[n.index()].in_gvn = true;
+                None
+            }
+        }
+    }
+
+    /// Records that a peephole of `dep` looked at `n`: when `n` changes,
+    /// `dep` is queued again. Neighbours are queued anyway and need no entry.
+    pub fn add_dep(&mut self, n: NodeId, dep: NodeId) -> NodeId {
+        let node = &self.nodes[n.index()];
+        if !node.deps.contains(&dep)
+            && !node.inputs.contains(&Some(dep))
+            && !node.outputs.contains(&dep)
+        {
+            self.nodes[n.index()].deps.push(dep);
+        }
+        n
+    }
+
+    /// Queues every node that depended on `n`.
+    pub fn move_deps_to_worklist(&mut self, n: NodeId) {
+        let deps = std::mem::take(&mut self.nodes[n.index()].deps);
+        for d in deps {
+            self.work.push(d);
+        }
+    }
+
+    /// Queues every user of `n`.
+    pub fn push_outputs(&mut self, n: NodeId) {
+        for i in 0..self.nodes[n.index()].outputs.len() {
+            let u = self.nodes[n.index()].outputs[i];
+            self.work.push(u);
+        }
+    }
+
+    /// Every node ever created, dead or alive, in id order.
+    pub fn ids(&self) -> impl Iterator<Item = NodeId> {
+        (0..self.nodes.len()).map(NodeId::from_index)
+    }
+}
+
+impl Default for Graph {
+    fn default() -> Self {
+        Self::new()
+    }
+}
