@@ -1,18 +1,21 @@
 //! Differential fuzzing of the optimizer.
 //!
 //! A seeded generator writes random, always-terminating programs in the
-//! language of chapter 10: integers, `if`/`else`, `while` with `break` and
+//! language of chapter 11: integers, `if`/`else`, `while` with `break` and
 //! `continue`, and structs (allocation, field loads and stores, pointers
 //! copied between variables so that two names alias one object, nullable
-//! pointers used only under a null test). Each program is compiled three ways, without peepholes,
-//! with the parse-time peepholes, and with the iterative optimizer on top,
-//! and the graph evaluator runs each on several values of `arg`. Every
-//! optimization must keep the meaning of the program, so all three must
-//! agree. A disagreement (or a compile error, or a panic) is a bug; the
-//! reducer then deletes lines while the failure persists, to hand back a
-//! small reproducer.
+//! pointers used only under a null test). Each program is compiled three
+//! ways, without peepholes, with the parse-time peepholes, and with the
+//! iterative optimizer on top, and the graph evaluator runs each on several
+//! values of `arg`; the optimized program is also run a fourth way, block
+//! by block by its global code motion schedule with one mutable heap, which
+//! checks the schedule (a Load placed after a Store that overwrites what it
+//! reads would read the new value). Every optimization must keep the
+//! meaning of the program, so all four must agree. A disagreement (or a
+//! compile error, or a panic) is a bug; the reducer then deletes lines
+//! while the failure persists, to hand back a small reproducer.
 
-use chapter10::{CodeGen, Outcome};
+use chapter11::{CodeGen, Outcome};
 use std::fmt::Write;
 
 /// The values of `arg` each program is run with.
@@ -382,7 +385,9 @@ impl Generator {
     }
 }
 
-/// Compiles `src` three ways and runs each; `Err` describes a disagreement.
+/// Compiles `src` three ways and runs each; the optimized program is also
+/// run by its schedule (global code motion), as a machine would run it.
+/// `Err` describes a disagreement.
 pub fn check(src: &str) -> Result<(), String> {
     let variants: [(&str, bool, bool); 3] = [
         ("no peepholes", false, false),
@@ -399,6 +404,11 @@ pub fn check(src: &str) -> Result<(), String> {
         if iterate {
             done.iterate()
                 .map_err(|e| format!("{name}: compile error: {}", e.message))?;
+            let scheduled = ARGS
+                .iter()
+                .map(|&a| done.eval_scheduled(a, LOOP_BUDGET))
+                .collect();
+            results.push(("scheduled", scheduled));
         }
         let outcomes = ARGS.iter().map(|&a| done.eval(a, LOOP_BUDGET)).collect();
         results.push((name, outcomes));

@@ -13,7 +13,7 @@
 pub mod fuzz;
 
 /// The newest chapter; the default of `--chapter`.
-pub const LATEST: u32 = 10;
+pub const LATEST: u32 = 11;
 
 /// What the command line asks of a compilation.
 #[derive(Clone, Debug, Default)]
@@ -22,6 +22,8 @@ pub struct Options {
     pub arg: Option<i64>,
     /// Build the graph as parsed, without peephole optimization.
     pub no_peephole: bool,
+    /// Evaluate by running the schedule (chapter 11 on).
+    pub scheduled: bool,
 }
 
 /// The results of compiling one program.
@@ -33,6 +35,9 @@ pub struct Compiled {
     pub dot: String,
     /// The Graphviz text of each `#showGraph` statement, in order.
     pub show_graphs: Vec<String>,
+    /// The scheduled listing, block by block (chapter 11 on, when
+    /// optimized).
+    pub ir: Option<String>,
 }
 
 /// Why a compilation did not happen.
@@ -113,6 +118,18 @@ pub fn compile(chapter: u32, src: &str, options: &Options) -> Result<Compiled, F
         8 => with_arg!(chapter08),
         9 => with_arg!(chapter09, iterate),
         10 => with_arg!(chapter10, checked),
+        11 => {
+            let mut code = chapter11::CodeGen::new(src);
+            (code.disable_peephole, code.arg) = (peep, options.arg);
+            let done = code.parse().map_err(failure!())?;
+            if !peep {
+                done.iterate().map_err(failure!())?;
+            }
+            let ir = (!peep).then(|| done.ir());
+            let mut out = compiled(done.print(), done.dot(), done.show_graphs.clone());
+            out.ir = ir;
+            Ok(out)
+        }
         _ => Err(Failure::Usage(format!(
             "there is no chapter {chapter}: chapters 1 to {LATEST} exist"
         ))),
@@ -182,10 +199,35 @@ pub fn evaluate(
             "eval takes the argument's value with --arg, not a compile-time constant".into(),
         ));
     }
+    if options.scheduled && chapter < 11 {
+        return Err(Failure::Usage(format!(
+            "--scheduled needs chapter 11 or later: chapter {chapter} has no schedule"
+        )));
+    }
     match chapter {
         8 => run!(chapter08),
         9 => run!(chapter09, iterate),
         10 => run!(chapter10, checked),
+        11 if options.scheduled => {
+            if options.no_peephole {
+                return Err(Failure::Usage(
+                    "--scheduled needs the optimizer: only `iterate` schedules".into(),
+                ));
+            }
+            let mut code = chapter11::CodeGen::new(src);
+            let done = code.parse().map_err(|e| failure(e.message, e.offset))?;
+            done.iterate().map_err(|e| failure(e.message, e.offset))?;
+            Ok(evaluation11(done.eval_scheduled(arg, loops)))
+        }
+        11 => {
+            let mut code = chapter11::CodeGen::new(src);
+            code.disable_peephole = options.no_peephole;
+            let done = code.parse().map_err(|e| failure(e.message, e.offset))?;
+            if !options.no_peephole {
+                done.iterate().map_err(|e| failure(e.message, e.offset))?;
+            }
+            Ok(evaluation11(done.eval(arg, loops)))
+        }
         _ => Err(Failure::Usage(format!(
             "eval needs chapter {FIRST_EVAL_CHAPTER} or later: chapter {chapter} has no evaluator"
         ))),
@@ -197,6 +239,16 @@ fn compiled(printed: String, dot: String, show_graphs: Vec<String>) -> Compiled 
         printed,
         dot,
         show_graphs,
+        ir: None,
+    }
+}
+
+fn evaluation11(outcome: chapter11::Outcome) -> Evaluation {
+    match outcome {
+        chapter11::Outcome::Value(v) => Evaluation::Value(v.to_string()),
+        chapter11::Outcome::Fallthrough => Evaluation::Fallthrough,
+        chapter11::Outcome::Timeout => Evaluation::Timeout,
+        chapter11::Outcome::Fault(why) => Evaluation::Fault(why),
     }
 }
 

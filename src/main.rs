@@ -29,11 +29,15 @@ enum Command {
     Print(Input),
     /// Parse and optimize, then write the graph in Graphviz form
     Dot(Input),
+    /// Parse, optimize and schedule (global code motion), then list the
+    /// program block by block (chapter 11 on)
+    Ir(Input),
     /// Parse and optimize with `arg` unknown, then run the program by walking
     /// its graph and print the returned value (chapter 8 on)
     Eval(EvalInput),
     /// Differential fuzzing: random programs must evaluate the same without
-    /// peepholes, with them, and after the iterative optimizer (chapter 9)
+    /// peepholes, with them, after the iterative optimizer, and run by the
+    /// schedule (the chapter 11 language)
     Fuzz(FuzzInput),
 }
 
@@ -60,6 +64,10 @@ struct EvalInput {
     /// Give up after this many trips around loop back edges (exit status 3)
     #[arg(long, default_value_t = 1000)]
     loops: usize,
+    /// Run the scheduled program block by block instead of walking the
+    /// graph (chapter 11 on)
+    #[arg(long)]
+    scheduled: bool,
 }
 
 #[derive(Args)]
@@ -96,7 +104,7 @@ struct Source {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let source = match &cli.command {
-        Command::Print(input) | Command::Dot(input) => &input.source,
+        Command::Print(input) | Command::Dot(input) | Command::Ir(input) => &input.source,
         Command::Eval(input) => &input.source,
         Command::Fuzz(input) => return fuzz(input),
     };
@@ -110,9 +118,10 @@ fn main() -> ExitCode {
     let chapter = source.chapter;
     let no_peephole = source.no_peephole;
     let job = match &cli.command {
-        Command::Print(input) => Job::Print(input.arg, false),
-        Command::Dot(input) => Job::Print(input.arg, true),
-        Command::Eval(input) => Job::Eval(input.arg, input.loops),
+        Command::Print(input) => Job::Print(input.arg, View::Text),
+        Command::Dot(input) => Job::Print(input.arg, View::Dot),
+        Command::Ir(input) => Job::Print(input.arg, View::Ir),
+        Command::Eval(input) => Job::Eval(input.arg, input.loops, input.scheduled),
         Command::Fuzz(_) => unreachable!("fuzz returned above"),
     };
     // Deep programs recurse deeply; give the compiler a roomy stack.
@@ -177,10 +186,18 @@ fn fuzz(input: &FuzzInput) -> ExitCode {
 
 /// What to do with the program.
 enum Job {
-    /// Print it (or its graph, when the flag is set), `arg` as given.
-    Print(Option<i64>, bool),
-    /// Run it with this `arg` and loop budget.
-    Eval(i64, usize),
+    /// Print it in one of three views, `arg` as given.
+    Print(Option<i64>, View),
+    /// Run it with this `arg` and loop budget (by its schedule, if set).
+    Eval(i64, usize, bool),
+}
+
+/// How to show a compiled program.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum View {
+    Text,
+    Dot,
+    Ir,
 }
 
 /// What a job writes, and its exit status.
@@ -194,12 +211,25 @@ struct Output {
 impl Job {
     fn run(self, chapter: u32, src: &str, no_peephole: bool) -> Result<Output, Failure> {
         match self {
-            Job::Print(arg, want_dot) => {
-                let compiled = compile(chapter, src, &Options { arg, no_peephole })?;
-                let stdout = if want_dot {
-                    compiled.dot
-                } else {
-                    format!("{}\n", compiled.printed)
+            Job::Print(arg, view) => {
+                let options = Options {
+                    arg,
+                    no_peephole,
+                    ..Options::default()
+                };
+                let compiled = compile(chapter, src, &options)?;
+                let stdout = match view {
+                    View::Text => format!("{}\n", compiled.printed),
+                    View::Dot => compiled.dot,
+                    View::Ir => match compiled.ir {
+                        Some(ir) => ir,
+                        None => {
+                            return Err(Failure::Usage(format!(
+                                "ir needs chapter 11 or later (and peepholes on): chapter \
+                                 {chapter} does not schedule"
+                            )))
+                        }
+                    },
                 };
                 Ok(Output {
                     stdout,
@@ -208,10 +238,11 @@ impl Job {
                     status: 0,
                 })
             }
-            Job::Eval(arg, loops) => {
+            Job::Eval(arg, loops, scheduled) => {
                 let options = Options {
                     arg: None,
                     no_peephole,
+                    scheduled,
                 };
                 let (stdout, stderr, status) = match evaluate(chapter, src, &options, arg, loops)? {
                     Evaluation::Value(v) => (format!("{v}\n"), None, 0),

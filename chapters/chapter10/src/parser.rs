@@ -545,10 +545,11 @@ impl<'a> Parser<'a> {
             self.require(";")?;
             if fields.contains(&field) {
                 let shown = self.graph.types.to_string(field);
-                return Err(Error::new(
-                    format!("Field '{shown}' already defined in struct '{name}'"),
-                    at,
+                let mut e = self.error_syntax(&format!(
+                    "Field '{shown}' already defined in struct '{name}'"
                 ));
+                e.offset = at;
+                return Err(e);
             }
             fields.push(field);
         }

@@ -31,6 +31,8 @@ pub struct CodeGen {
     pub show_graphs: Vec<String>,
     /// For each struct type, the memory alias class of its first field.
     pub first_alias: FxHashMap<TypeId, u32>,
+    /// Facts about the blocks, once `iterate` has scheduled the program.
+    pub schedule: Option<crate::gcm::Schedule>,
 }
 
 impl CodeGen {
@@ -43,6 +45,7 @@ impl CodeGen {
             stop: None,
             show_graphs: Vec::new(),
             first_alias: FxHashMap::default(),
+            schedule: None,
         }
     }
 
@@ -91,9 +94,30 @@ impl CodeGen {
     /// be null.
     pub fn iterate(&mut self) -> Result<&mut Self, Error> {
         crate::iter::iterate(&mut self.graph);
-        match node::first_error(&self.graph, self.stop()) {
-            Some(e) => Err(e),
-            None => Ok(self),
+        if let Some(e) = node::first_error(&self.graph, self.stop()) {
+            return Err(e);
+        }
+        let stop = self.stop();
+        self.schedule = Some(crate::gcm::global_code_motion(&mut self.graph, stop));
+        Ok(self)
+    }
+
+    /// The scheduled program, block by block (Simple's scheduled IR
+    /// listing); empty before `iterate` has scheduled it.
+    pub fn ir(&self) -> String {
+        match &self.schedule {
+            Some(s) => crate::gcm::print_scheduled(&self.graph, s, self.stop(), u32::MAX),
+            None => String::new(),
+        }
+    }
+
+    /// Runs the scheduled program block by block, as a machine would: each
+    /// block computes its nodes in order, stores write to and loads read
+    /// from one mutable heap. Needs `iterate` first (it schedules).
+    pub fn eval_scheduled(&self, arg: i64, loops: usize) -> crate::eval::Outcome {
+        match &self.schedule {
+            Some(_) => crate::exec::execute(&self.graph, &self.first_alias, arg, loops),
+            None => crate::eval::Outcome::Fault("the program is not scheduled yet".into()),
         }
     }
 

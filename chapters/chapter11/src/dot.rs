@@ -38,7 +38,11 @@ pub fn generate(g: &Graph, src: &str, scopes: &[NodeId]) -> String {
 fn nodes(g: &Graph, sb: &mut String, all: &BTreeSet<NodeId>) {
     sb.push_str("\tsubgraph cluster_Nodes {\n");
     for &n in all {
-        if matches!(g.kind(n), NodeKind::Proj { .. } | NodeKind::Scope(_)) {
+        // The one dead control is not drawn.
+        if matches!(
+            g.kind(n),
+            NodeKind::Proj { .. } | NodeKind::CProj { .. } | NodeKind::Scope(_) | NodeKind::XCtrl
+        ) {
             continue; // drawn inside their multi node, or as scopes
         }
         let _ = write!(sb, "\t\t{} [ ", unique_name(g, n));
@@ -83,14 +87,14 @@ fn multi_table(g: &Graph, sb: &mut String, n: NodeId, lab: &str) {
         .outputs(n)
         .iter()
         .copied()
-        .filter(|&u| matches!(g.kind(u), NodeKind::Proj { .. }))
+        .filter(|&u| matches!(g.kind(u), NodeKind::Proj { .. } | NodeKind::CProj { .. }))
         .collect();
     if !projs.is_empty() {
         sb.push_str(
             "<TD>\n\t\t\t\t<TABLE BORDER=\"0\" CELLBORDER=\"1\" CELLSPACING=\"0\">\n\t\t\t\t<TR>",
         );
         for p in projs {
-            if let NodeKind::Proj { idx, .. } = g.kind(p) {
+            if let NodeKind::Proj { idx, .. } | NodeKind::CProj { idx, .. } = g.kind(p) {
                 let _ = write!(sb, "<TD PORT=\"p{idx}\"");
             }
             if is_cfg(g, p) {
@@ -124,7 +128,9 @@ fn scope_tables(g: &Graph, sb: &mut String, s: NodeId) {
 /// Where an edge to `def` lands: a projection is a port of its multi node.
 fn edge_target(g: &Graph, def: NodeId) -> String {
     match g.kind(def) {
-        NodeKind::Proj { idx, .. } => format!("{}:p{idx}", unique_name(g, g.in_(def, 0))),
+        NodeKind::Proj { idx, .. } | NodeKind::CProj { idx, .. } => {
+            format!("{}:p{idx}", unique_name(g, g.in_(def, 0)))
+        }
         _ => unique_name(g, def),
     }
 }
@@ -136,7 +142,11 @@ fn node_edges(g: &Graph, sb: &mut String, all: &BTreeSet<NodeId>) {
         // elsewhere.
         if matches!(
             g.kind(n),
-            NodeKind::Constant(_) | NodeKind::Proj { .. } | NodeKind::Scope(_)
+            NodeKind::Constant(_)
+                | NodeKind::Proj { .. }
+                | NodeKind::CProj { .. }
+                | NodeKind::Scope(_)
+                | NodeKind::XCtrl
         ) {
             continue;
         }

@@ -177,7 +177,7 @@ impl Evaluator<'_> {
                     self.allocate(c);
                     control_user(g, c)
                 }
-                NodeKind::If => {
+                NodeKind::If | NodeKind::Never => {
                     let taken = if self.value(g.in_(c, 1))?.number() != 0 {
                         0
                     } else {
@@ -189,7 +189,7 @@ impl Evaluator<'_> {
                     let v = self.value(g.in_(c, 1))?;
                     return Ok(Outcome::Value(self.snapshot(c, &v, &mut Vec::new())?));
                 }
-                NodeKind::Proj { .. } => {
+                NodeKind::CProj { .. } => {
                     self.allocate(c);
                     control_user(g, c)
                 }
@@ -365,7 +365,7 @@ fn projection(g: &Graph, multi: NodeId, idx: usize) -> Option<NodeId> {
     g.outputs(multi)
         .iter()
         .copied()
-        .find(|&u| matches!(g.kind(u), NodeKind::Proj { idx: i, .. } if *i == idx))
+        .find(|&u| matches!(g.kind(u), NodeKind::CProj { idx: i, .. } if *i == idx))
 }
 
 /// The control node that control flows to from `n`.

@@ -90,6 +90,10 @@ pub struct Graph {
     nodes: Vec<Node>,
     pub types: Types,
     start: Option<NodeId>,
+    /// The shared constant 0 and the shared dead control, made with Start
+    /// and kept for the whole compilation.
+    zero: Option<NodeId>,
+    xctrl: Option<NodeId>,
     /// Turns peephole optimization off, to observe the graph as parsed.
     pub disable_peephole: bool,
     /// Global value numbering: the one node for each distinct computation.
@@ -104,6 +108,8 @@ impl Graph {
             nodes: Vec::new(),
             types: Types::new(),
             start: None,
+            zero: None,
+            xctrl: None,
             disable_peephole: false,
             gvn: FxHashMap::default(),
             work: WorkList::new(123),
@@ -137,6 +143,27 @@ impl Graph {
     pub fn start(&self) -> NodeId {
         self.start
             .expect("Start is created before any other node uses it")
+    }
+
+    /// Records the shared constant 0 and dead control.
+    pub fn set_shared(&mut self, zero: NodeId, xctrl: NodeId) {
+        self.zero = Some(zero);
+        self.xctrl = Some(xctrl);
+    }
+
+    /// The shared constant 0.
+    pub fn zero(&self) -> NodeId {
+        self.zero.expect("made with Start")
+    }
+
+    /// The shared dead control.
+    pub fn xctrl(&self) -> NodeId {
+        self.xctrl.expect("made with Start")
+    }
+
+    /// How many [`Graph::keep`] pins hold `n`.
+    pub fn keeps(&self, n: NodeId) -> u32 {
+        self.nodes[n.index()].keeps
     }
 
     pub fn node(&self, n: NodeId) -> &Node {
@@ -239,16 +266,18 @@ impl Graph {
             return new_def;
         }
         // Add the new edge first: killing the old input could otherwise kill
-        // the new one when it is reachable only through the old.
+        // the new one when it is reachable only through the old. The slot
+        // changes before the old input may die, as killing it can come back
+        // around to `n`.
         if let Some(d) = new_def {
             self.nodes[d.index()].outputs.push(n);
         }
+        self.nodes[n.index()].inputs[i] = new_def;
         if let Some(d) = old_def {
-            if self.del_use(d, n, true) {
+            if self.del_use(d, n, false) {
                 self.kill(d);
             }
         }
-        self.nodes[n.index()].inputs[i] = new_def;
         self.move_deps_to_worklist(n);
         new_def
     }

@@ -29,12 +29,17 @@ impl<'a> Lexer<'a> {
         self.src[self.pos..].chars().next()
     }
 
+    /// Skips white space and `//` comments, which run to the end of the line.
     pub fn skip_white_space(&mut self) {
-        while let Some(c) = self.peek() {
-            if c > ' ' {
-                break;
+        loop {
+            let rest = &self.src.as_bytes()[self.pos..];
+            match rest {
+                [c, ..] if *c <= b' ' => self.pos += 1,
+                [b'/', b'/', ..] => {
+                    self.pos += rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
+                }
+                _ => break,
             }
-            self.pos += 1;
         }
     }
 

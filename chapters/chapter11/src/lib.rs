@@ -16,6 +16,8 @@ pub mod codegen;
 pub mod dot;
 pub mod error;
 pub mod eval;
+pub mod exec;
+pub mod gcm;
 pub mod graph;
 pub mod iter;
 pub mod lexer;

@@ -38,8 +38,8 @@ use crate::error::Error;
 use crate::graph::{Graph, NodeId};
 use crate::lexer::Lexer;
 use crate::node::{
-    self, if_new, load_new, loop_new, new_new, proj_new, return_new, scope, store_new, BoolOp,
-    NodeKind,
+    self, cproj_new, if_new, load_new, loop_new, new_new, proj_new, return_new, scope, store_new,
+    BoolOp, NodeKind,
 };
 use crate::types::{TypeId, Types};
 use rustc_hash::FxHashMap;
@@ -106,6 +106,19 @@ impl<'a> Parser<'a> {
         let args = graph.types.tuple(&[Types::CTRL, arg_type]);
         node::start_new(&mut graph, args);
         let stop = node::stop_new(&mut graph);
+        // The constant 0 and dead control, shared by the whole program.
+        let zero = node::new_constant(&mut graph, Types::INT_ZERO);
+        let zero = node::peephole(&mut graph, zero);
+        graph.keep(zero);
+        let start = graph.start();
+        let xctrl = graph.add_node(NodeKind::XCtrl, vec![Some(start)]);
+        let xctrl = node::peephole(&mut graph, xctrl);
+        graph.keep(xctrl);
+        // Each is in the value-numbering table from the start, even with
+        // peepholes off: an equal node made later gives way to it.
+        graph.gvn_find_or_insert(zero);
+        graph.gvn_find_or_insert(xctrl);
+        graph.set_shared(zero, xctrl);
         Parser {
             lexer: Lexer::new(src),
             src,
@@ -127,13 +140,18 @@ impl<'a> Parser<'a> {
         let (g, sc) = (&mut self.graph, self.scope);
         scope::push(g, sc);
         let start = g.start();
-        let ctrl = proj_new(g, start, 0, scope::CTRL);
+        let ctrl = cproj_new(g, start, 0, scope::CTRL);
         let ctrl = node::peephole(g, ctrl);
         scope::define(g, sc, scope::CTRL, Types::CTRL, ctrl);
         let arg = proj_new(g, start, 1, scope::ARG0);
         let arg = node::peephole(g, arg);
         scope::define(g, sc, scope::ARG0, Types::INT_BOT, arg);
         self.parse_block()?;
+        // Falling off the end of the program returns 0.
+        if self.graph.ty(self.ctrl()) == Types::CTRL {
+            let zero = self.constant(0);
+            self.add_return(zero);
+        }
         scope::pop(&mut self.graph, self.scope);
         self.x_scopes.pop();
         if !self.lexer.is_eof() {
@@ -324,11 +342,11 @@ impl<'a> Parser<'a> {
         let if_node = if_new(&mut self.graph, ctrl, pred);
         let if_node = self.peephole(if_node);
         self.graph.keep(if_node);
-        let if_true = proj_new(&mut self.graph, if_node, 0, "True");
+        let if_true = cproj_new(&mut self.graph, if_node, 0, "True");
         let if_true = self.peephole(if_true);
         self.graph.keep(if_true);
         self.graph.unkeep(if_node);
-        let if_false = proj_new(&mut self.graph, if_node, 1, "False");
+        let if_false = cproj_new(&mut self.graph, if_node, 1, "False");
         let if_false = self.peephole(if_false);
         self.graph.keep(if_false);
         (if_true, if_false)
@@ -339,8 +357,7 @@ impl<'a> Parser<'a> {
     /// (or becomes it, if there is none yet), and control here dies.
     fn jump_to(&mut self, to: Option<NodeId>) -> NodeId {
         let cur = scope::dup(&mut self.graph, self.scope, false);
-        let dead = node::new_constant(&mut self.graph, Types::XCTRL);
-        let dead = self.peephole(dead);
+        let dead = self.graph.xctrl();
         self.set_ctrl(dead);
         let depth = self
             .break_scope
@@ -385,6 +402,14 @@ impl<'a> Parser<'a> {
     fn parse_return(&mut self) -> Result<(), Error> {
         let expr = self.parse_expression()?;
         self.require(";")?;
+        self.add_return(expr);
+        let dead = self.graph.xctrl();
+        self.set_ctrl(dead);
+        Ok(())
+    }
+
+    /// A Return of `expr` at the current control, added to Stop.
+    fn add_return(&mut self, expr: NodeId) {
         // The final state of every memory slice goes with the Return.
         let mut memory = Vec::new();
         for name in scope::reverse_names(&self.graph, self.scope) {
@@ -398,10 +423,6 @@ impl<'a> Parser<'a> {
         let ret = return_new(&mut self.graph, ctrl, expr, &memory);
         let ret = self.peephole(ret);
         self.graph.add_def(self.stop, Some(ret));
-        let dead = node::new_constant(&mut self.graph, Types::XCTRL);
-        let dead = self.peephole(dead);
-        self.set_ctrl(dead);
-        Ok(())
     }
 
     /// `#showGraph;` records the graph as it stands.
@@ -545,10 +566,11 @@ impl<'a> Parser<'a> {
             self.require(";")?;
             if fields.contains(&field) {
                 let shown = self.graph.types.to_string(field);
-                return Err(Error::new(
-                    format!("Field '{shown}' already defined in struct '{name}'"),
-                    at,
+                let mut e = self.error_syntax(&format!(
+                    "Field '{shown}' already defined in struct '{name}'"
                 ));
+                e.offset = at;
+                return Err(e);
             }
             fields.push(field);
         }
@@ -712,8 +734,9 @@ impl<'a> Parser<'a> {
                     self.lexer.set_pos(pos - 1);
                 } else {
                     let value = self.parse_expression()?;
+                    let ctrl = self.ctrl();
                     let mem = self.memory(&slice);
-                    let st = store_new(&mut self.graph, &name, alias, at, mem, expr, value);
+                    let st = store_new(&mut self.graph, &name, alias, at, ctrl, mem, expr, value);
                     let st = self.peephole(st);
                     scope::update(&mut self.graph, self.scope, &slice, st);
                     return Ok(expr);
@@ -738,7 +761,7 @@ impl<'a> Parser<'a> {
         let n = new_new(&mut self.graph, ptr, ctrl);
         let n = self.peephole(n);
         self.graph.keep(n);
-        let zero = self.constant(0);
+        let zero = self.graph.zero();
         let count = self.graph.types.field_count(info.ty);
         let at = self.lexer.pos();
         for alias in info.first_alias..info.first_alias + count as u32 {
@@ -749,7 +772,8 @@ impl<'a> Parser<'a> {
                 .types
                 .field_name(obj, (alias - info.first_alias) as usize);
             let mem = self.memory(&slice);
-            let st = store_new(&mut self.graph, &name, alias, at, mem, n, zero);
+            let ctrl = self.ctrl();
+            let st = store_new(&mut self.graph, &name, alias, at, ctrl, mem, n, zero);
             let st = self.peephole(st);
             scope::update(&mut self.graph, self.scope, &slice, st);
         }
@@ -771,7 +795,7 @@ impl<'a> Parser<'a> {
             return Ok(self.constant(1));
         }
         if self.lexer.matchx("false") {
-            return Ok(self.constant(0));
+            return Ok(self.graph.zero());
         }
         if self.lexer.matchx("null") {
             let c = node::new_constant(&mut self.graph, Types::NULL);

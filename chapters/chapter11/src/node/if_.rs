@@ -60,7 +60,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
             let dpred = g.in_(d, 1);
             g.add_dep(dpred, n);
             if dpred == pred {
-                if let NodeKind::Proj { idx, .. } = *g.kind(prior) {
+                if let NodeKind::CProj { idx, .. } = *g.kind(prior) {
                     let value = g.types.int(i64::from(idx == 0));
                     let con = super::new_constant(g, value);
                     let con = super::peephole(g, con);

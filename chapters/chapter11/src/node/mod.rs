@@ -38,7 +38,7 @@ pub use if_::new as if_new;
 pub use load::new as load_new;
 pub use loop_::new as loop_new;
 pub use new::new as new_new;
-pub use proj::new as proj_new;
+pub use proj::{new as proj_new, new_cproj as cproj_new};
 pub use return_::new as return_new;
 pub use scope::ScopeNames;
 pub use start::{add_aliases as start_add_aliases, new as start_new};
@@ -74,11 +74,24 @@ pub enum NodeKind {
     Bool(BoolOp),
     /// Branches on `in(1)`; its true and false arms are projections.
     If,
-    /// Selects element `idx` of a multi-valued node (Start, If).
+    /// Selects data element `idx` of Start: `arg` or a memory slice.
     Proj {
         idx: usize,
         label: String,
     },
+    /// A control projection: arm `idx` of an If (True 0, False 1) or of a
+    /// Never, or Start's initial control (`$ctrl`). Each begins a block.
+    CProj {
+        idx: usize,
+        label: String,
+    },
+    /// Dead control. There is one, made with Start and kept; input 0 is
+    /// Start.
+    XCtrl,
+    /// A branch that is never taken, which global code motion adds to give
+    /// an infinite loop an exit: inputs are the loop's back-edge control,
+    /// the constant 0, and the loop's phis (so that they stay in use).
+    Never,
     /// Merges control; `in(0)` is unused.
     Region,
     /// The head of a loop: a Region whose input 1 enters the loop and input
@@ -127,7 +140,7 @@ impl NodeKind {
     pub fn gvn_data(&self) -> u64 {
         match self {
             NodeKind::Constant(t) => u64::from(t.index()),
-            NodeKind::Proj { idx, .. } => *idx as u64,
+            NodeKind::Proj { idx, .. } | NodeKind::CProj { idx, .. } => *idx as u64,
             NodeKind::Bool(op) => *op as u64,
             NodeKind::Load { alias, .. } | NodeKind::Store { alias, .. } => u64::from(*alias),
             NodeKind::Cast { ty } => u64::from(ty.index()),
@@ -164,7 +177,9 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::Not => "Not".into(),
         NodeKind::Bool(op) => op.name().into(),
         NodeKind::If => "If".into(),
-        NodeKind::Proj { label, .. } => label.clone(),
+        NodeKind::Proj { label, .. } | NodeKind::CProj { label, .. } => label.clone(),
+        NodeKind::XCtrl => "Xctrl".into(),
+        NodeKind::Never => "Never".into(),
         NodeKind::Region => "Region".into(),
         NodeKind::Loop => "Loop".into(),
         NodeKind::Phi { label, .. } => format!("Phi_{label}"),
@@ -213,9 +228,11 @@ pub fn is_cfg(g: &Graph, n: NodeId) -> bool {
         | NodeKind::Stop
         | NodeKind::Return
         | NodeKind::If
+        | NodeKind::Never
+        | NodeKind::CProj { .. }
+        | NodeKind::XCtrl
         | NodeKind::Region
         | NodeKind::Loop => true,
-        NodeKind::Proj { idx, .. } => *idx == 0 || matches!(g.kind(g.in_(n, 0)), NodeKind::If),
         _ => false,
     }
 }
@@ -233,7 +250,10 @@ pub fn is_mem(g: &Graph, n: NodeId) -> bool {
 
 /// Nodes whose value is a tuple, taken apart by projections.
 pub fn is_multi(g: &Graph, n: NodeId) -> bool {
-    matches!(g.kind(n), NodeKind::Start { .. } | NodeKind::If)
+    matches!(
+        g.kind(n),
+        NodeKind::Start { .. } | NodeKind::If | NodeKind::Never
+    )
 }
 
 /// The type of the values node `n` produces, from its inputs' types.
@@ -251,7 +271,9 @@ pub(crate) fn compute(g: &mut Graph, n: NodeId) -> TypeId {
         NodeKind::Not => not::compute(g, n),
         NodeKind::Bool(op) => bool_op::compute(g, n, *op),
         NodeKind::If => if_::compute(g, n),
-        NodeKind::Proj { idx, .. } => proj::compute(g, n, *idx),
+        NodeKind::Proj { idx, .. } | NodeKind::CProj { idx, .. } => proj::compute(g, n, *idx),
+        NodeKind::XCtrl => Types::XCTRL,
+        NodeKind::Never => Types::IF_BOTH,
         NodeKind::Region => region::compute(g, n),
         NodeKind::Loop => loop_::compute(g, n),
         NodeKind::Phi { .. } => phi::compute(g, n),
@@ -279,7 +301,7 @@ fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         NodeKind::If => if_::idealize(g, n),
         NodeKind::Return => return_::idealize(g, n),
         NodeKind::Stop => stop::idealize(g, n),
-        NodeKind::Proj { idx, .. } => proj::idealize(g, n, *idx),
+        NodeKind::CProj { idx, .. } => proj::idealize(g, n, *idx),
         NodeKind::Region => region::idealize(g, n),
         NodeKind::Loop => loop_::idealize(g, n),
         NodeKind::Phi { .. } => phi::idealize(g, n),
@@ -321,8 +343,15 @@ pub fn peephole_opt(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     let ty = compute(g, n);
     let old = set_type(g, n, ty);
 
-    if !matches!(g.kind(n), NodeKind::Constant(_)) && g.types.is_high_or_const(ty) {
-        let con = constant::new(g, ty);
+    let constant = matches!(g.kind(n), NodeKind::Constant(_) | NodeKind::XCtrl);
+    if !constant && g.types.is_high_or_const(ty) {
+        // Dead control is the one XCtrl node (value numbering finds it).
+        let con = if ty == Types::XCTRL {
+            let start = g.start();
+            g.add_node(NodeKind::XCtrl, vec![Some(start)])
+        } else {
+            constant::new(g, ty)
+        };
         return peephole_opt(g, con);
     }
 
@@ -487,7 +516,7 @@ fn int_binary(g: &mut Graph, n: NodeId, fold: impl Fn(i64, i64) -> i64) -> TypeI
 /// The depth of control node `n` in the dominator tree, approximately: the
 /// parser and the peepholes change the graph as they go, so the depth is
 /// computed once, when first asked, and kept. Start is at depth 0, a Loop
-/// one below its entry, a Region as deep as its deepest path, anything else
+/// one below its entry, a Region one below its deepest path, anything else
 /// one below its control input.
 pub(crate) fn idepth(g: &mut Graph, n: NodeId) -> u32 {
     let cached = g.node(n).idepth;
@@ -497,11 +526,12 @@ pub(crate) fn idepth(g: &mut Graph, n: NodeId) -> u32 {
     let depth = match g.kind(n) {
         NodeKind::Start { .. } => return 0,
         NodeKind::Loop => idepth(g, g.in_(n, 1)) + 1,
-        NodeKind::Region => {
+        // One below the deepest path (for Stop, the deepest return).
+        NodeKind::Region | NodeKind::Stop => {
             let mut d = 0;
             for i in 0..g.n_ins(n) {
                 if let Some(x) = g.input(n, i) {
-                    d = d.max(idepth(g, x));
+                    d = d.max(idepth(g, x) + 1);
                 }
             }
             d
@@ -513,17 +543,34 @@ pub(crate) fn idepth(g: &mut Graph, n: NodeId) -> u32 {
 }
 
 /// The immediate dominator of a control node. Start has none; a Loop's is
-/// its entry; a Region's is where the dominator chains of its two paths
-/// meet (found by walking up both, deeper side first), and unknown (`None`)
-/// for a region of more paths. The answer is not cached: the graph changes
+/// its entry; a Region's is where the dominator chains of its paths meet
+/// (see [`lca`]). The answer is not cached: the graph changes
 /// under the optimizer, and a stale dominator would be a wrong fact.
 pub(crate) fn idom(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     match g.kind(n) {
-        NodeKind::Start { .. } => None,
+        NodeKind::Start { .. } | NodeKind::Stop => None,
         NodeKind::Region => region::idom(g, n),
         NodeKind::Loop => Some(loop_::entry(g, n)),
         _ => g.input(n, 0),
     }
+}
+
+/// The least common ancestor of two control nodes in the dominator tree:
+/// step the deeper one up (both, when equally deep) until they meet.
+/// `None` if either chain runs out first.
+pub fn lca(g: &mut Graph, a: NodeId, b: NodeId) -> Option<NodeId> {
+    let (mut lhs, mut rhs) = (Some(a), Some(b));
+    while lhs != rhs {
+        let (l, r) = (lhs?, rhs?);
+        let (dl, dr) = (idepth(g, l), idepth(g, r));
+        if dl >= dr {
+            lhs = idom(g, l);
+        }
+        if dl <= dr {
+            rhs = idom(g, r);
+        }
+    }
+    lhs
 }
 
 /// The text being printed, and the nodes already printed: a node met again
@@ -578,7 +625,9 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
             NodeKind::Minus => print_unary(g, n, "-", out),
             NodeKind::Not => print_unary(g, n, "!", out),
             NodeKind::If => if_::print(g, n, out),
-            NodeKind::Proj { label, .. } => out.push_str(label),
+            NodeKind::Proj { label, .. } | NodeKind::CProj { label, .. } => out.push_str(label),
+            NodeKind::XCtrl => out.push_str("Xctrl"),
+            NodeKind::Never => out.push_str("Never"),
             NodeKind::Region => out.push_str(&format!("Region{n}")),
             NodeKind::Loop => out.push_str(&format!("Loop{n}")),
             NodeKind::Phi { .. } => phi::print(g, n, out),

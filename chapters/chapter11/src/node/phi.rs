@@ -161,7 +161,7 @@ fn null_merge(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     while g.input(dom, 0) != Some(iff) {
         dom = super::idom(g, dom)?;
     }
-    matches!(g.kind(dom), NodeKind::Proj { idx: 1, .. }).then_some(value)
+    matches!(g.kind(dom), NodeKind::CProj { idx: 1, .. }).then_some(value)
 }
 
 /// All inputs are the same operator.

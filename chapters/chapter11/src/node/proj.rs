@@ -1,16 +1,24 @@
-//! Proj: element `idx` of a multi-valued node's tuple.
+//! Proj and CProj: element `idx` of a multi-valued node's tuple.
 //!
-//! Start's projections are the initial control (`$ctrl`), `arg` and one
-//! memory slice per alias class (`$2`, `$3`, ...); an If's are its True and
-//! False arms.
+//! Control projections (CProj) are Start's initial control (`$ctrl`) and
+//! the True and False arms of an If; each begins a basic block. Data
+//! projections (Proj) are Start's `arg` and one memory slice per alias
+//! class (`$2`, `$3`, ...).
 
 use super::NodeKind;
 use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
 
+/// A data projection of Start: `arg` or a memory slice.
 pub fn new(g: &mut Graph, multi: NodeId, idx: usize, label: &str) -> NodeId {
     let label = label.to_owned();
     g.add_node(NodeKind::Proj { idx, label }, vec![Some(multi)])
+}
+
+/// A control projection: an arm of an If, or Start's control.
+pub fn new_cproj(g: &mut Graph, multi: NodeId, idx: usize, label: &str) -> NodeId {
+    let label = label.to_owned();
+    g.add_node(NodeKind::CProj { idx, label }, vec![Some(multi)])
 }
 
 pub fn compute(g: &mut Graph, n: NodeId, idx: usize) -> TypeId {
@@ -36,7 +44,7 @@ pub fn idealize(g: &mut Graph, n: NodeId, idx: usize) -> Option<NodeId> {
         let flipped = super::if_new(g, ctrl, x);
         let flipped = super::peephole(g, flipped);
         let label = if idx == 0 { "False" } else { "True" };
-        return Some(new(g, flipped, 1 - idx, label));
+        return Some(new_cproj(g, flipped, 1 - idx, label));
     }
     None
 }

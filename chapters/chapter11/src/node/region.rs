@@ -59,7 +59,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
             }
         }
         if g.is_dead(n) {
-            return Some(super::new_constant(g, Types::XCTRL));
+            return Some(g.xctrl());
         }
         g.del_def(n, path);
         return Some(n);
@@ -73,8 +73,8 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     // useless, control continues from above the If.
     if g.n_ins(n) == 3 && phis(g, n).is_empty() {
         let (p1, p2) = (g.in_(n, 1), g.in_(n, 2));
-        let both_proj = matches!(g.kind(p1), NodeKind::Proj { .. })
-            && matches!(g.kind(p2), NodeKind::Proj { .. });
+        let both_proj = matches!(g.kind(p1), NodeKind::CProj { .. })
+            && matches!(g.kind(p2), NodeKind::CProj { .. });
         if both_proj && g.input(p1, 0) == g.input(p2, 0) {
             let iff = g.in_(p1, 0);
             if matches!(g.kind(iff), NodeKind::If) {
@@ -93,26 +93,12 @@ fn phis(g: &Graph, n: NodeId) -> Vec<NodeId> {
         .collect()
 }
 
-/// The immediate dominator of a region: its one path, or for two paths
-/// where their dominator chains meet. Unknown (`None`) for more paths.
+/// The immediate dominator of a region: where the dominator chains of all
+/// its paths meet.
 pub fn idom(g: &mut Graph, n: NodeId) -> Option<NodeId> {
-    if g.n_ins(n) == 2 {
-        return Some(g.in_(n, 1));
+    let mut dom = g.input(n, 1)?;
+    for i in 2..g.n_ins(n) {
+        dom = super::lca(g, dom, g.input(n, i)?)?;
     }
-    if g.n_ins(n) != 3 {
-        return None;
-    }
-    let mut lhs = g.input(n, 1);
-    let mut rhs = g.input(n, 2);
-    while lhs != rhs {
-        let (l, r) = (lhs?, rhs?);
-        let (dl, dr) = (super::idepth(g, l), super::idepth(g, r));
-        if dl >= dr {
-            lhs = super::idom(g, l);
-        }
-        if dl <= dr {
-            rhs = super::idom(g, r);
-        }
-    }
-    lhs
+    Some(dom)
 }

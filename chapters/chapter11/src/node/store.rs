@@ -8,11 +8,15 @@
 use super::{to_string, NodeKind, Printer};
 use crate::graph::{Graph, NodeId};
 
+/// A Store made under control `ctrl`. Global code motion may move it, but
+/// two stores under different control are never value-numbered together.
+#[allow(clippy::too_many_arguments)]
 pub fn new(
     g: &mut Graph,
     name: &str,
     alias: u32,
     at: usize,
+    ctrl: NodeId,
     mem: NodeId,
     ptr: NodeId,
     value: NodeId,
@@ -22,7 +26,7 @@ pub fn new(
         alias,
         at,
     };
-    g.add_node(kind, vec![None, Some(mem), Some(ptr), Some(value)])
+    g.add_node(kind, vec![Some(ctrl), Some(mem), Some(ptr), Some(value)])
 }
 
 /// Store after store to the same field of the same object: the first is

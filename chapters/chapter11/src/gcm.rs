@@ -1,0 +1,854 @@
+//! Global code motion: from a sea of nodes to basic blocks.
+//!
+//! After optimization the graph says what each value is computed from, but
+//! not where: most data nodes float. An `Add` has no control input and could
+//! run anywhere its inputs are ready and its result still wanted. Global
+//! code motion (Click, "Global Code Motion / Global Value Numbering", PLDI
+//! 1995) gives every floating node a basic block, and records the block as
+//! the node's input 0, so that later phases can lay out code in order.
+//!
+//! The control nodes already form the control-flow graph (CFG). A block
+//! starts at a *block head* (Start, a Region or Loop, a control projection,
+//! Stop) and runs to the next control node (an If, a Return, or the next
+//! head). The algorithm has four steps.
+//!
+//! 1. **Reach every loop.** An infinite loop (`while(1) {}`) never gets to
+//!    Stop, so a walk back from Stop misses it. A loop with no way out gets
+//!    one: a `Never` branch, an If whose predicate is the constant 0, whose
+//!    False arm is the new back edge and whose True arm returns 0. It is
+//!    never taken, but now the loop reaches Stop. (Simple's test for "has
+//!    an exit" is a heuristic; see `fix_infinite_loops` for what it misses.)
+//! 2. **Dominators and loops.** Every control node gets its depth in the
+//!    dominator tree (`idepth`) and its loop nesting depth. The immediate
+//!    dominator of most control nodes is simply their control input; a
+//!    Region's is the least common ancestor (LCA) of its paths, found by
+//!    walking the deeper path up until the two meet; a Loop's is its entry.
+//! 3. **Schedule early.** Visiting the CFG in reverse post-order, each
+//!    floating node goes to the deepest block among its inputs' blocks:
+//!    the first place where all its inputs exist.
+//! 4. **Schedule late.** Walking forward from Start, uses before defs, each
+//!    floating node is placed at the LCA of its uses (the last place that
+//!    still comes before every use), then moved up the dominator tree
+//!    towards its early block to the block in the shallowest loop nest;
+//!    among equally nested blocks the latest one wins, so code runs only on
+//!    the paths that need it. A node never stays on an If: that is the end
+//!    of a block, so it moves up into the block the If ends.
+//!
+//! Loads add a twist. A Load reads a memory state, and a Store that
+//! replaces that state must not run before the Load: the Load has an
+//! *anti-dependence* on it. When scheduling a Load, the blocks it may still
+//! choose from are marked; any Store of the same memory whose own range
+//! of blocks meets them raises the Load's LCA to the meeting block, and if
+//! the Load may end up in the Store's block, the Store gets the Load as an
+//! extra input, so that ordering inside the block keeps the Load first.
+//!
+//! Pinned nodes never move: control nodes, Phis (they belong to their
+//! Region), projections (they belong to their multi-node), `New` (it has a
+//! control input), `Cast` (it holds only below its test), and the shared
+//! constant 0 (kept alive for the whole compilation). Everything else
+//! (arithmetic, other constants, Loads, Stores) gets its block here.
+//!
+//! Simple keeps the per-block facts as fields of its CFG nodes (`_idepth`,
+//! `_loopDepth`, `_anti`). Here they live in side tables indexed by node
+//! number, in [`Schedule`] and in the late-scheduling pass; the graph itself
+//! carries only the result, input 0 of every floating node.
+//!
+//! The second half of this file prints the scheduled program block by
+//! block (Simple's `IRPrinter.prettyPrintScheduled`).
+
+use crate::graph::{Graph, NodeId};
+use crate::node::{is_cfg, label, NodeKind};
+use std::collections::VecDeque;
+use std::fmt::Write;
+
+/// Facts about the control-flow graph, by node number.
+#[derive(Default)]
+pub struct Schedule {
+    /// Depth in the dominator tree; `UNKNOWN` until first asked.
+    idepth: Vec<u32>,
+    /// A Region's immediate dominator, once computed (other control nodes
+    /// find theirs in one step).
+    region_idom: Vec<Option<NodeId>>,
+    /// Loop nesting depth: 1 outside every loop, one more per enclosing loop.
+    loop_depth: Vec<u32>,
+    /// The innermost Loop around each control node.
+    loop_head: Vec<Option<NodeId>>,
+}
+
+const UNKNOWN: u32 = u32::MAX;
+
+/// Schedules the optimized graph that ends at `stop`. Afterwards input 0 of
+/// every node is its block (for a control node: its control input).
+pub fn global_code_motion(g: &mut Graph, stop: NodeId) -> Schedule {
+    let mut s = Schedule::default();
+    fix_infinite_loops(g, &mut s, stop);
+    let rpo = reverse_post_order(g);
+    for &n in &rpo {
+        s.idepth(g, n); // fill the table: reading it later needs no `mut`
+    }
+    s.find_loops(g, &rpo);
+    schedule_early(g, &mut s, &rpo);
+    Late::new(g).run(g, &mut s);
+    s
+}
+
+// ---------------------------------------------------------------------------
+// Which nodes move, and where blocks start. (These belong in node/mod.rs,
+// next to `is_cfg`.)
+
+/// A node whose place is fixed: GCM never changes its input 0.
+pub fn is_pinned(g: &Graph, n: NodeId) -> bool {
+    match g.kind(n) {
+        NodeKind::Phi { .. } | NodeKind::Proj { .. } | NodeKind::New { .. } => true,
+        // A Cast holds only below the test that justifies it; a Load through
+        // it must not float above that test. (Simple's chapter 11 lets casts
+        // float, and its anti-dependence rule for memory phis can then hoist
+        // such a Load above its null check.)
+        NodeKind::Cast { .. } => true,
+        // The shared 0 stays on Start; every other constant may sink.
+        NodeKind::Constant(_) => n == g.zero(),
+        _ => is_cfg(g, n),
+    }
+}
+
+/// A control node that starts a basic block.
+pub fn is_block_head(g: &Graph, n: NodeId) -> bool {
+    matches!(
+        g.kind(n),
+        NodeKind::Start { .. }
+            | NodeKind::Stop
+            | NodeKind::Region { .. }
+            | NodeKind::Loop
+            | NodeKind::CProj { .. }
+    )
+}
+
+/// The block a node belongs to: a block head is its own block; any other
+/// node's block is its input 0 (set by GCM for the floating ones).
+pub fn block(g: &Graph, n: NodeId) -> Option<NodeId> {
+    if is_block_head(g, n) {
+        Some(n)
+    } else {
+        g.input(n, 0)
+    }
+}
+
+/// The control nodes control comes from: the paths into a Region or Loop,
+/// the Returns into Stop, input 0 for the rest.
+fn cfg_preds(g: &Graph, n: NodeId) -> Vec<NodeId> {
+    let first = match g.kind(n) {
+        NodeKind::Start { .. } => return Vec::new(),
+        NodeKind::Region { .. } | NodeKind::Loop => 1,
+        NodeKind::Stop => 0,
+        _ => return g.input(n, 0).into_iter().collect(),
+    };
+    g.inputs(n)[first..].iter().flatten().copied().collect()
+}
+
+fn is_if(g: &Graph, n: NodeId) -> bool {
+    matches!(g.kind(n), NodeKind::If | NodeKind::Never)
+}
+
+fn phis(g: &Graph, region: NodeId) -> Vec<NodeId> {
+    g.outputs(region)
+        .iter()
+        .copied()
+        .filter(|&u| matches!(g.kind(u), NodeKind::Phi { .. }))
+        .collect()
+}
+
+/// Sets `flags[n]`, growing the table for nodes made after it; true if it
+/// was not set before.
+fn mark(flags: &mut Vec<bool>, n: NodeId) -> bool {
+    let i = n.nid() as usize;
+    if i >= flags.len() {
+        flags.resize(i + 1, false);
+    }
+    !std::mem::replace(&mut flags[i], true)
+}
+
+// ---------------------------------------------------------------------------
+// Dominators and loops.
+
+impl Schedule {
+    /// Depth in the dominator tree: 0 for Start, one more than the
+    /// immediate dominator for most nodes. A Region (and Stop) counts one
+    /// more than its deepest path instead; that is still deeper than its
+    /// immediate dominator, which is all the LCA walk needs, and it is what
+    /// Simple computes (so the listing orders blocks as Simple does).
+    pub fn idepth(&mut self, g: &Graph, n: NodeId) -> u32 {
+        let i = n.nid() as usize;
+        if i >= self.idepth.len() {
+            self.idepth.resize(g.len() + 1, UNKNOWN);
+        }
+        if self.idepth[i] != UNKNOWN {
+            return self.idepth[i];
+        }
+        let d = stacker::maybe_grow(64 * 1024, 1024 * 1024, || match g.kind(n) {
+            NodeKind::Start { .. } => 0,
+            NodeKind::Loop => self.idepth(g, g.in_(n, 1)) + 1,
+            NodeKind::Region { .. } | NodeKind::Stop => cfg_preds(g, n)
+                .into_iter()
+                .map(|p| self.idepth(g, p) + 1)
+                .max()
+                .unwrap_or(1),
+            _ => self.idepth(g, g.in_(n, 0)) + 1,
+        });
+        self.idepth[i] = d;
+        d
+    }
+
+    /// The depth of a control node GCM has seen (every reachable one).
+    pub fn idepth_of(&self, n: NodeId) -> u32 {
+        self.idepth
+            .get(n.nid() as usize)
+            .copied()
+            .unwrap_or(UNKNOWN)
+    }
+
+    /// The immediate dominator; none for Start (nor Stop, never asked).
+    pub fn idom(&mut self, g: &Graph, n: NodeId) -> Option<NodeId> {
+        match g.kind(n) {
+            NodeKind::Start { .. } | NodeKind::Stop => None,
+            NodeKind::Loop => g.input(n, 1), // the entry, not the back edge
+            NodeKind::Region { .. } => {
+                let i = n.nid() as usize;
+                if let Some(Some(dom)) = self.region_idom.get(i) {
+                    return Some(*dom);
+                }
+                let mut lca = None;
+                for p in cfg_preds(g, n) {
+                    lca = Some(self.lca(g, p, lca));
+                }
+                if i >= self.region_idom.len() {
+                    self.region_idom.resize(g.len() + 1, None);
+                }
+                self.region_idom[i] = lca;
+                lca
+            }
+            _ => g.input(n, 0),
+        }
+    }
+
+    /// The least common ancestor of `a` and `b` in the dominator tree
+    /// (`a` itself when there is no `b` yet): step the deeper one up until
+    /// they meet.
+    pub fn lca(&mut self, g: &Graph, mut a: NodeId, b: Option<NodeId>) -> NodeId {
+        let Some(mut b) = b else { return a };
+        while a != b {
+            let (da, db) = (self.idepth(g, a), self.idepth(g, b));
+            if da >= db {
+                a = self
+                    .idom(g, a)
+                    .expect("control nodes share Start as an ancestor");
+            }
+            if da <= db {
+                b = self
+                    .idom(g, b)
+                    .expect("control nodes share Start as an ancestor");
+            }
+        }
+        a
+    }
+
+    pub fn loop_depth(&self, n: NodeId) -> u32 {
+        self.loop_depth.get(n.nid() as usize).copied().unwrap_or(1)
+    }
+
+    /// The innermost loop around `n`, if any.
+    pub fn loop_head(&self, n: NodeId) -> Option<NodeId> {
+        self.loop_head.get(n.nid() as usize).copied().flatten()
+    }
+
+    /// Loop nesting. The body of a loop is every control node that can
+    /// reach its back edge without passing through its head. Simple's
+    /// `while` makes only such natural loops, and reverse post-order visits
+    /// an outer loop's head before an inner one's, so the last head to
+    /// claim a node is its innermost loop.
+    fn find_loops(&mut self, g: &Graph, rpo: &[NodeId]) {
+        self.loop_depth = vec![1; g.len() + 1];
+        self.loop_head = vec![None; g.len() + 1];
+        for &head in rpo {
+            if !matches!(g.kind(head), NodeKind::Loop) {
+                continue;
+            }
+            // Claim the head, then walk back from the back edge.
+            self.loop_depth[head.nid() as usize] += 1;
+            self.loop_head[head.nid() as usize] = Some(head);
+            let mut work: Vec<NodeId> = g.input(head, 2).into_iter().collect();
+            while let Some(n) = work.pop() {
+                let i = n.nid() as usize;
+                if self.loop_head[i] == Some(head) {
+                    continue; // claimed already
+                }
+                self.loop_depth[i] += 1;
+                self.loop_head[i] = Some(head);
+                work.extend(cfg_preds(g, n));
+            }
+        }
+    }
+}
+
+/// The control nodes reachable from Start, in reverse post-order: every
+/// node after its dominators. (The dead-control node is left out.)
+fn reverse_post_order(g: &Graph) -> Vec<NodeId> {
+    fn walk(g: &Graph, n: NodeId, seen: &mut Vec<bool>, post: &mut Vec<NodeId>) {
+        if !is_cfg(g, n) || matches!(g.kind(n), NodeKind::XCtrl) || !mark(seen, n) {
+            return;
+        }
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            for &u in g.outputs(n) {
+                walk(g, u, seen, post);
+            }
+        });
+        post.push(n);
+    }
+    let mut post = Vec::new();
+    walk(g, g.start(), &mut vec![false; g.len() + 1], &mut post);
+    post.reverse();
+    post
+}
+
+// ---------------------------------------------------------------------------
+// Step 1: infinite loops get an exit.
+
+fn fix_infinite_loops(g: &mut Graph, s: &mut Schedule, stop: NodeId) {
+    let (reached, order) = reaching_stop(g, stop);
+    // Where control goes that never returns: Start, if nothing returns at
+    // all, and each arm of a returning If that itself never returns.
+    let mut dead_ends = Vec::new();
+    if !reached[g.start().nid() as usize] {
+        dead_ends.push(g.start());
+    }
+    for &n in &order {
+        if is_if(g, n) {
+            for &arm in g.outputs(n) {
+                if !reached[arm.nid() as usize] {
+                    dead_ends.push(arm);
+                }
+            }
+        }
+    }
+    if dead_ends.is_empty() {
+        return;
+    }
+    // Simple walks these from a hash set; node order is our stable choice.
+    dead_ends.sort();
+    dead_ends.dedup();
+    let mut seen = Vec::new();
+    for n in dead_ends {
+        exit_loops_from(g, s, n, stop, &mut seen);
+    }
+    // Simple's test for an exit is a heuristic: a loop whose only way out
+    // leads into another loop that never returns (`while(7) while(x) ...;`)
+    // passes it, gets no Never, and stays unreachable from Stop. Simple
+    // then prints `Stop[ ]`; so do we. Nothing below needs every node to
+    // reach Stop: both schedules walk forward from Start.
+}
+
+/// The control nodes from which some Return is reachable, as a table by
+/// node number and in the order found: a walk backwards from Stop.
+fn reaching_stop(g: &Graph, stop: NodeId) -> (Vec<bool>, Vec<NodeId>) {
+    let mut reached = vec![false; g.len() + 1];
+    let mut order = Vec::new();
+    let mut work = cfg_preds(g, stop);
+    while let Some(n) = work.pop() {
+        if mark(&mut reached, n) {
+            order.push(n);
+            work.extend(cfg_preds(g, n));
+        }
+    }
+    (reached, order)
+}
+
+/// Walks forward over control from a dead end; every loop met that has no
+/// exit gets one.
+fn exit_loops_from(g: &mut Graph, s: &mut Schedule, n: NodeId, stop: NodeId, seen: &mut Vec<bool>) {
+    if !mark(seen, n) {
+        return;
+    }
+    if matches!(g.kind(n), NodeKind::Loop) {
+        force_exit(g, s, n, stop);
+    }
+    for u in g.outputs(n).to_vec() {
+        if is_cfg(g, u) && !matches!(g.kind(u), NodeKind::XCtrl) {
+            stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+                exit_loops_from(g, s, u, stop, seen)
+            });
+        }
+    }
+}
+
+/// Gives loop `lp` an exit unless it has one: walking up the dominator
+/// tree from the back edge to the head, an exit shows as an If arm (a
+/// control projection) on the way. Otherwise a `Never` branch goes at the
+/// end of the body. It also uses the loop's phis, so that a value feeding
+/// only itself around the loop is still reached when scheduling.
+fn force_exit(g: &mut Graph, s: &mut Schedule, lp: NodeId, stop: NodeId) {
+    let back = g.in_(lp, 2);
+    let mut x = back;
+    while x != lp {
+        if matches!(g.kind(x), NodeKind::CProj { .. }) {
+            return; // an If arm on the way: the loop has an exit
+        }
+        x = s.idom(g, x).expect("a loop head dominates its body");
+    }
+    let zero = g.zero();
+    let mut inputs = vec![Some(back), Some(zero)];
+    inputs.extend(phis(g, lp).into_iter().map(Some));
+    let never = g.add_node(NodeKind::Never, inputs);
+    let taken = g.add_node(
+        NodeKind::CProj {
+            idx: 0,
+            label: "True".into(),
+        },
+        vec![Some(never)],
+    );
+    let not_taken = g.add_node(
+        NodeKind::CProj {
+            idx: 1,
+            label: "False".into(),
+        },
+        vec![Some(never)],
+    );
+    g.set_def(lp, 2, Some(not_taken));
+    let ret = g.add_node(NodeKind::Return, vec![Some(taken), Some(zero)]);
+    g.add_def(stop, Some(ret));
+    // Like Simple, the new nodes stay untyped: no peephole will see them,
+    // and the listing shows no type for them.
+}
+
+// ---------------------------------------------------------------------------
+// Step 3: schedule early.
+
+fn schedule_early(g: &mut Graph, s: &mut Schedule, rpo: &[NodeId]) {
+    let mut done = vec![false; g.len() + 1];
+    for &cfg in rpo {
+        for i in 0..g.n_ins(cfg) {
+            if let Some(def) = g.input(cfg, i) {
+                if !is_cfg(g, def) {
+                    early(g, s, def, &mut done);
+                }
+            }
+        }
+        // A phi of an infinite loop may be used by nothing outside the
+        // loop; reach every phi from its region.
+        if g.kind(cfg).is_region() {
+            for phi in phis(g, cfg) {
+                early(g, s, phi, &mut done);
+            }
+        }
+    }
+}
+
+/// Schedules the floating inputs of `n`, then `n` itself, in the deepest
+/// of its inputs' blocks. The walk does not enter pinned inputs, which
+/// keeps it off loop back edges (they always pass through a Phi).
+fn early(g: &mut Graph, s: &mut Schedule, n: NodeId, done: &mut Vec<bool>) {
+    if !mark(done, n) {
+        return;
+    }
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+        for i in 0..g.n_ins(n) {
+            if let Some(def) = g.input(n, i) {
+                if !is_pinned(g, def) {
+                    early(g, s, def, done);
+                }
+            }
+        }
+    });
+    if is_pinned(g, n) {
+        return;
+    }
+    let mut best = g.start();
+    for i in 1..g.n_ins(n) {
+        let Some(blk) = g.input(n, i).and_then(|def| g.input(def, 0)) else {
+            continue;
+        };
+        if s.idepth(g, blk) > s.idepth(g, best) {
+            best = blk;
+        }
+    }
+    g.set_def(n, 0, Some(best));
+}
+
+// ---------------------------------------------------------------------------
+// Step 4: schedule late.
+
+/// The state of late scheduling.
+struct Late {
+    /// The block chosen for each node visited. For a control node: the
+    /// block it heads or ends; for a pinned data node: its input 0.
+    late: Vec<Option<NodeId>>,
+    /// For each block, the last Load whose range of blocks included it
+    /// (Simple's `_anti` field).
+    anti: Vec<Option<NodeId>>,
+    /// The floating nodes placed, to write back at the end.
+    placed: Vec<NodeId>,
+}
+
+impl Late {
+    fn new(g: &Graph) -> Self {
+        Late {
+            late: vec![None; g.len() + 1],
+            anti: vec![None; g.len() + 1],
+            placed: Vec::new(),
+        }
+    }
+
+    fn run(mut self, g: &mut Graph, s: &mut Schedule) {
+        self.visit(g, s, g.start());
+        // Blocks are written only now, so that during the walk input 0 of a
+        // Store still holds its early block. In node order, as Simple does,
+        // which decides the order of each block's list of members.
+        self.placed.sort();
+        for n in self.placed {
+            g.set_def(n, 0, self.late[n.nid() as usize]);
+        }
+    }
+
+    fn visit(&mut self, g: &mut Graph, s: &mut Schedule, n: NodeId) {
+        let i = n.nid() as usize;
+        if self.late[i].is_some() {
+            return;
+        }
+        // Nodes whose block is known get it first, so that a walk around a
+        // loop stops at them.
+        if is_cfg(g, n) {
+            self.late[i] = if is_block_head(g, n) {
+                Some(n)
+            } else {
+                g.input(n, 0)
+            };
+        } else if is_pinned(g, n) {
+            self.late[i] = g.input(n, 0); // a Phi's Region, a projection's multi-node
+        }
+        // Uses first. Memory writers go before the rest, so that when a
+        // Load looks for the Stores it must precede, they are placed.
+        let outs = g.outputs(n).to_vec();
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            for &u in &outs {
+                if is_forwards_edge(g, u, n) && g.types.is_mem(g.ty(u)) {
+                    self.visit(g, s, u);
+                }
+            }
+            for &u in &outs {
+                if is_forwards_edge(g, u, n) {
+                    self.visit(g, s, u);
+                }
+            }
+        });
+        if is_pinned(g, n) {
+            return;
+        }
+        let early = g.input(n, 0).unwrap_or_else(|| g.start());
+
+        // The latest legal block: the LCA of the blocks of all uses.
+        let mut lca = None;
+        for u in g.outputs(n).to_vec() {
+            if let Some(b) = self.use_block(g, s, n, u) {
+                lca = Some(s.lca(g, b, lca));
+            }
+        }
+        let mut lca = lca.unwrap_or(early);
+        if matches!(g.kind(n), NodeKind::Load { .. }) {
+            lca = self.find_anti_dep(g, s, lca, n, early);
+        }
+
+        // Walk up to the early block, keeping the best place seen.
+        let mut best = lca;
+        let stop_at = s.idom(g, early);
+        let mut up = s.idom(g, lca);
+        while up != stop_at {
+            let Some(b) = up else { break };
+            if better(g, s, b, best) {
+                best = b;
+            }
+            up = s.idom(g, b);
+        }
+        debug_assert!(!is_if(g, best), "code never goes after a block's branch");
+        self.late[i] = Some(best);
+        self.placed.push(n);
+    }
+
+    /// Where use `u` needs `n`: in the use's block; for a Phi, at the end of
+    /// the path that brings `n` in (several paths: their LCA).
+    fn use_block(&self, g: &Graph, s: &mut Schedule, n: NodeId, u: NodeId) -> Option<NodeId> {
+        if !matches!(g.kind(u), NodeKind::Phi { .. }) {
+            return self.late[u.nid() as usize];
+        }
+        let region = g.in_(u, 0);
+        let mut blk = None;
+        for i in 1..g.n_ins(u) {
+            if g.input(u, i) == Some(n) {
+                if let Some(path) = g.input(region, i) {
+                    blk = Some(s.lca(g, path, blk));
+                }
+            }
+        }
+        blk
+    }
+
+    /// Raises a Load's LCA above every Store (and every memory Phi) that
+    /// replaces the memory it reads, where their ranges of blocks meet.
+    fn find_anti_dep(
+        &mut self,
+        g: &mut Graph,
+        s: &mut Schedule,
+        mut lca: NodeId,
+        load: NodeId,
+        early: NodeId,
+    ) -> NodeId {
+        // Mark the Load's choices: its LCA up to its early block.
+        let stop_at = s.idom(g, early);
+        let mut b = Some(lca);
+        while b != stop_at {
+            let Some(x) = b else { break };
+            self.anti[x.nid() as usize] = Some(load);
+            b = s.idom(g, x);
+        }
+        let mem = g.in_(load, 1);
+        for u in g.outputs(mem).to_vec() {
+            match g.kind(u) {
+                NodeKind::Store { .. } => {
+                    // Placed already, memory users going first; make sure.
+                    self.visit(g, s, u);
+                    let Some(st_blk) = self.late[u.nid() as usize] else {
+                        continue;
+                    };
+                    // Input 0 still holds the Store's early block.
+                    let st_early = g.input(u, 0).unwrap_or_else(|| g.start());
+                    lca = self.anti_dep(g, s, load, st_blk, st_early, lca, Some(u));
+                }
+                NodeKind::Phi { .. } => {
+                    // Memory changes at the end of each path that brings
+                    // `mem` into the Phi: the LCA may rise, no edge to add.
+                    let region = g.in_(u, 0);
+                    let mem_blk = g.input(mem, 0).unwrap_or_else(|| g.start());
+                    for i in 1..g.n_ins(u) {
+                        if g.input(u, i) == Some(mem) {
+                            if let Some(path) = g.input(region, i) {
+                                lca = self.anti_dep(g, s, load, path, mem_blk, lca, None);
+                            }
+                        }
+                    }
+                }
+                // Loads and Returns only read memory; a Never only keeps a
+                // loop's memory Phi alive. (Simple stops with "not yet
+                // implemented" on any other use, a Never included.)
+                _ => {}
+            }
+        }
+        lca
+    }
+
+    /// Walks a Store's range of blocks up from where it was placed; the
+    /// first block the Load may also use is where the Load must come first.
+    /// Returns the Load's LCA, raised if need be.
+    #[allow(clippy::too_many_arguments)]
+    fn anti_dep(
+        &mut self,
+        g: &mut Graph,
+        s: &mut Schedule,
+        load: NodeId,
+        st_blk: NodeId,
+        st_early: NodeId,
+        lca: NodeId,
+        store: Option<NodeId>,
+    ) -> NodeId {
+        let stop_at = s.idom(g, st_early);
+        let mut b = Some(st_blk);
+        while b != stop_at {
+            let Some(x) = b else { break };
+            if self.anti[x.nid() as usize] == Some(load) {
+                let lca = s.lca(g, x, Some(lca));
+                // Load and Store may share this block: order them.
+                if lca == x {
+                    if let Some(st) = store {
+                        if !g.inputs(st).contains(&Some(load)) {
+                            g.add_def(st, Some(load));
+                        }
+                    }
+                }
+                return lca;
+            }
+            b = s.idom(g, x);
+        }
+        lca
+    }
+}
+
+/// Moving up from `best` to `cand` pays if `cand` is in a shallower loop
+/// nest, or if `best` is an If (a block's end, no place for code).
+/// Otherwise the later block, where fewer paths need the value, stays.
+/// (Simple's test also accepts "`cand` is deeper in the dominator tree",
+/// which on a walk up the tree never holds.)
+fn better(g: &Graph, s: &Schedule, cand: NodeId, best: NodeId) -> bool {
+    s.loop_depth(cand) < s.loop_depth(best) || is_if(g, best)
+}
+
+/// False for a loop's back edge, seen from the def: late scheduling goes
+/// from defs to uses and must not go round a loop.
+fn is_forwards_edge(g: &Graph, u: NodeId, def: NodeId) -> bool {
+    let back_edge = g.n_ins(u) > 2
+        && g.input(u, 2) == Some(def)
+        && match g.kind(u) {
+            NodeKind::Loop => true,
+            NodeKind::Phi { .. } => matches!(g.kind(g.in_(u, 0)), NodeKind::Loop),
+            _ => false,
+        };
+    !back_edge
+}
+
+// ===========================================================================
+// The scheduled listing (Simple's `IRPrinter.prettyPrintScheduled`).
+//
+// Every node within `depth` input edges of `root` is printed, grouped by
+// block. Blocks come shallowest in the dominator tree first (ties: lower
+// node number; Simple takes whichever its hash map yields first). A block
+// starts with a header naming the blocks control comes from; then come its
+// Phis, then its other members, farthest from `root` first.
+//
+// ```text
+// LOOP19:                           [[  L12       L81        ]]
+//   73 Phi_pri   19   17   82       [[    84   74   77   82  ]]  int
+//   22 LE        19   21    7       [[    24       ]]  int
+// ```
+//
+// A line is the node number, its label (7 columns), its inputs (`____` for
+// an empty slot) padded to 4, then `[[`, its uses (`____` for each `keep`
+// pin), `]]` and its type in short form.
+
+/// The listing of the scheduled program around `root`.
+pub fn print_scheduled(g: &Graph, s: &Schedule, root: NodeId, depth: u32) -> String {
+    // Breadth first from `root` along inputs, noting how much depth was
+    // left at each node's first visit (Simple's walk keeps the largest:
+    // the same).
+    let mut left: Vec<Option<u32>> = vec![None; g.len() + 1];
+    let mut pending = vec![root];
+    left[root.nid() as usize] = Some(depth);
+    let mut queue = VecDeque::from([root]);
+    while let Some(n) = queue.pop_front() {
+        let d = left[n.nid() as usize].expect("queued nodes have a depth");
+        if d == 0 {
+            continue;
+        }
+        for &def in g.inputs(n).iter().flatten() {
+            let slot = &mut left[def.nid() as usize];
+            if slot.is_none() {
+                *slot = Some(d - 1);
+                pending.push(def);
+                queue.push_back(def);
+            }
+        }
+    }
+
+    let mut out = String::new();
+    while !pending.is_empty() {
+        let Some(blk) = pending
+            .iter()
+            .filter_map(|&n| block(g, n))
+            .min_by_key(|&b| (s.idepth_of(b), b.nid()))
+        else {
+            break; // what is left was never scheduled
+        };
+        left[blk.nid() as usize] = None;
+        block_header(g, blk, &mut out);
+
+        // The block's members within reach, once each.
+        let mut body: Vec<NodeId> = Vec::new();
+        for &u in g.outputs(blk) {
+            if left[u.nid() as usize].is_some() && !is_block_head(g, u) && !body.contains(&u) {
+                body.push(u);
+            }
+        }
+        let mut xd = body
+            .iter()
+            .filter_map(|&u| left[u.nid() as usize])
+            .min()
+            .unwrap_or(0);
+        // Phis first. Removing moves the last entry into the gap, as
+        // Simple's list removal does; the order of the rest depends on it.
+        let mut i = 0;
+        while i < body.len() {
+            if matches!(g.kind(body[i]), NodeKind::Phi { .. }) {
+                print_line(g, body.swap_remove(i), &mut left, &mut out);
+            } else {
+                i += 1;
+            }
+        }
+        // Then the rest, farthest from the root first.
+        while !body.is_empty() {
+            let mut i = 0;
+            while i < body.len() {
+                if left[body[i].nid() as usize] == Some(xd) {
+                    print_line(g, body.swap_remove(i), &mut left, &mut out);
+                } else {
+                    i += 1;
+                }
+            }
+            xd += 1;
+        }
+        out.push('\n');
+        pending.retain(|&n| left[n.nid() as usize].is_some());
+    }
+    out
+}
+
+/// `START`, `LOOP12` or `L12`.
+fn block_label(g: &Graph, blk: NodeId) -> String {
+    match g.kind(blk) {
+        NodeKind::Start { .. } => "START".into(),
+        NodeKind::Loop => format!("LOOP{blk}"),
+        _ => format!("L{blk}"),
+    }
+}
+
+/// `LOOP19:` and the blocks control comes from.
+fn block_header(g: &Graph, blk: NodeId, out: &mut String) {
+    let _ = write!(out, "{:<13.13}", format!("{}:", block_label(g, blk)));
+    out.push_str(&" ".repeat(20));
+    out.push_str(" [[  ");
+    for p in cfg_preds(g, blk) {
+        // A predecessor that is no head (an If, a Return) stands for its block.
+        let p = if is_block_head(g, p) { p } else { g.in_(p, 0) };
+        let _ = write!(out, "{:<9.9} ", block_label(g, p));
+    }
+    out.push_str(" ]]  \n");
+}
+
+/// One node: `  22 LE        19   21    7       [[    24       ]]  int`.
+fn print_line(g: &Graph, n: NodeId, left: &mut [Option<u32>], out: &mut String) {
+    left[n.nid() as usize] = None;
+    let _ = write!(out, "{:4} {:<7.7} ", n.nid(), label(g, n));
+    let ins = g.inputs(n);
+    for def in ins {
+        match def {
+            Some(d) => {
+                let _ = write!(out, "{:4} ", d.nid());
+            }
+            None => out.push_str("____ "),
+        }
+    }
+    for _ in ins.len()..4 {
+        out.push_str("     ");
+    }
+    out.push_str(" [[  ");
+    // Simple pins a node with a null use; we count pins instead.
+    let keeps = g.keeps(n) as usize;
+    for _ in 0..keeps {
+        out.push_str("____ ");
+    }
+    for &u in g.outputs(n) {
+        let _ = write!(out, "{:4} ", u.nid());
+    }
+    let lim = 6usize.saturating_sub(ins.len().max(4));
+    for _ in (keeps + g.outputs(n).len())..lim {
+        out.push_str("     ");
+    }
+    out.push_str(" ]]  ");
+    if let Some(t) = g.ty_opt(n) {
+        out.push_str(&g.types.str(t));
+    }
+    out.push('\n');
+}
