@@ -131,7 +131,7 @@ impl CodeGen {
     /// Runs the program with `arg` bound to `arg`, allowing at most `loops`
     /// trips around loop back edges.
     pub fn eval(&self, arg: i64, loops: usize) -> crate::eval::Outcome {
-        crate::eval::evaluate(&self.graph, &self.first_alias, arg, loops)
+        crate::eval::evaluate(&self.graph, self.stop(), &self.first_alias, arg, loops)
     }
 
     /// The graph in Graphviz form.

@@ -71,12 +71,14 @@ impl fmt::Display for Value {
 /// struct type, the alias class of its first field (the others follow).
 pub fn evaluate(
     g: &Graph,
+    stop: NodeId,
     first_alias: &FxHashMap<TypeId, u32>,
     arg: i64,
     loops: usize,
 ) -> Outcome {
     let mut e = Evaluator {
         g,
+        returns: reaching_returns(g, stop),
         first_alias,
         phis: FxHashMap::default(),
         news: FxHashMap::default(),
@@ -156,6 +158,8 @@ struct Evaluator<'g> {
     /// The struct type of every object made so far.
     objects: Vec<TypeId>,
     arg: i64,
+    /// The control nodes from which a Return can be reached.
+    returns: Vec<bool>,
 }
 
 impl Evaluator<'_> {
@@ -175,7 +179,7 @@ impl Evaluator<'_> {
                     }
                     self.latch_phis(c, prev)?;
                     self.allocate(c);
-                    control_user(g, c)
+                    self.control_user(c)
                 }
                 NodeKind::If | NodeKind::Never => {
                     let taken = if self.value(g.in_(c, 1))?.number() != 0 {
@@ -191,7 +195,7 @@ impl Evaluator<'_> {
                 }
                 NodeKind::CProj { .. } => {
                     self.allocate(c);
-                    control_user(g, c)
+                    self.control_user(c)
                 }
                 _ => None,
             };
@@ -204,11 +208,21 @@ impl Evaluator<'_> {
     /// Control passes `ctrl`: every New anchored there makes a new object.
     fn allocate(&mut self, ctrl: NodeId) {
         let g = self.g;
-        for &n in g.outputs(ctrl) {
-            if let NodeKind::New { ptr } = g.kind(n) {
-                let obj = g.types.pointee(*ptr).expect("new makes a pointer");
-                self.news.insert(n, self.objects.len());
-                self.objects.push(obj);
+        let mut anchored = vec![ctrl];
+        // A bypassed empty `if` (see `control_user`) still anchors what was
+        // made after it: passing its If's control passes it too.
+        for &u in g.outputs(ctrl) {
+            if matches!(g.kind(u), NodeKind::If) {
+                anchored.extend(bypassed_merge(g, u));
+            }
+        }
+        for c in anchored {
+            for &n in g.outputs(c) {
+                if let NodeKind::New { ptr } = g.kind(n) {
+                    let obj = g.types.pointee(*ptr).expect("new makes a pointer");
+                    self.news.insert(n, self.objects.len());
+                    self.objects.push(obj);
+                }
             }
         }
     }
@@ -368,7 +382,65 @@ fn projection(g: &Graph, multi: NodeId, idx: usize) -> Option<NodeId> {
         .find(|&u| matches!(g.kind(u), NodeKind::CProj { idx: i, .. } if *i == idx))
 }
 
-/// The control node that control flows to from `n`.
-fn control_user(g: &Graph, n: NodeId) -> Option<NodeId> {
-    g.outputs(n).iter().copied().find(|&u| is_cfg(g, u))
+impl Evaluator<'_> {
+    /// The control node that control flows to from `n`. Before `iterate`
+    /// a control node can have a second, stale control user: an `if` with
+    /// empty arms was bypassed, but a Store made under its merge still
+    /// holds the merge. The live user is the one that leads to a Return
+    /// (or, in a loop that never returns, any).
+    fn control_user(&self, n: NodeId) -> Option<NodeId> {
+        let g = self.g;
+        let mut users = g
+            .outputs(n)
+            .iter()
+            .copied()
+            .filter(|&u| is_cfg(g, u) && !matches!(g.kind(u), NodeKind::XCtrl));
+        let first = users.next()?;
+        let returns = |u: NodeId| self.returns.get(u.nid() as usize) == Some(&true);
+        if returns(first) {
+            return Some(first);
+        }
+        Some(users.find(|&u| returns(u)).unwrap_or(first))
+    }
+}
+
+/// The merge of an `if` whose arms both go straight to it and which
+/// control no longer passes (it has no control user), if `iff` is one.
+fn bypassed_merge(g: &Graph, iff: NodeId) -> Option<NodeId> {
+    let arms: Vec<NodeId> = g.outputs(iff).to_vec();
+    let [a, b] = arms[..] else { return None };
+    let merge = *g.outputs(a).first()?;
+    let straight = g.kind(merge).is_region()
+        && g.outputs(a).len() == 1
+        && g.outputs(b) == [merge]
+        && g.n_ins(merge) == 3;
+    let bypassed = !g.outputs(merge).iter().any(|&u| is_cfg(g, u));
+    (straight && bypassed).then_some(merge)
+}
+
+/// Marks the control nodes from which Stop can be reached, walking back
+/// from Stop over control inputs.
+fn reaching_returns(g: &Graph, stop: NodeId) -> Vec<bool> {
+    let mut seen = vec![false; g.len() + 1];
+    let mut work = vec![stop];
+    while let Some(n) = work.pop() {
+        if std::mem::replace(&mut seen[n.nid() as usize], true) {
+            continue;
+        }
+        let first = match g.kind(n) {
+            NodeKind::Stop => 0,
+            k if k.is_region() => 1,
+            _ => {
+                work.extend(g.input(n, 0).filter(|&c| is_cfg(g, c)));
+                continue;
+            }
+        };
+        work.extend(
+            g.inputs(n)[first.min(g.n_ins(n))..]
+                .iter()
+                .flatten()
+                .copied(),
+        );
+    }
+    seen
 }

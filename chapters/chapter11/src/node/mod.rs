@@ -409,7 +409,11 @@ pub(crate) fn is_constant_node(g: &Graph, n: NodeId) -> bool {
 /// equal to another once all its paths are known.
 pub(crate) fn gvn_eligible(g: &Graph, n: NodeId) -> bool {
     match g.kind(n) {
-        NodeKind::Region | NodeKind::Loop => !region::in_progress(g, n),
+        // Two merges of the same paths can only be a fresh one and the
+        // remains of an `if` with empty arms (bypassed, but still anchoring
+        // a store); they must stay apart, or the new merge's phis would
+        // hang off the bypassed one.
+        NodeKind::Region | NodeKind::Loop => false,
         NodeKind::Phi { .. } => g.input(n, g.n_ins(n) - 1).is_some(),
         NodeKind::Scope(_) => false,
         // Every allocation is a different object.
