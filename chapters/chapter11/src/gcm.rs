@@ -117,7 +117,7 @@ pub fn is_block_head(g: &Graph, n: NodeId) -> bool {
         g.kind(n),
         NodeKind::Start { .. }
             | NodeKind::Stop
-            | NodeKind::Region { .. }
+            | NodeKind::Region
             | NodeKind::Loop
             | NodeKind::CProj { .. }
     )
@@ -138,7 +138,7 @@ pub fn block(g: &Graph, n: NodeId) -> Option<NodeId> {
 fn cfg_preds(g: &Graph, n: NodeId) -> Vec<NodeId> {
     let first = match g.kind(n) {
         NodeKind::Start { .. } => return Vec::new(),
-        NodeKind::Region { .. } | NodeKind::Loop => 1,
+        NodeKind::Region | NodeKind::Loop => 1,
         NodeKind::Stop => 0,
         _ => return g.input(n, 0).into_iter().collect(),
     };
@@ -187,7 +187,7 @@ impl Schedule {
         let d = stacker::maybe_grow(64 * 1024, 1024 * 1024, || match g.kind(n) {
             NodeKind::Start { .. } => 0,
             NodeKind::Loop => self.idepth(g, g.in_(n, 1)) + 1,
-            NodeKind::Region { .. } | NodeKind::Stop => cfg_preds(g, n)
+            NodeKind::Region | NodeKind::Stop => cfg_preds(g, n)
                 .into_iter()
                 .map(|p| self.idepth(g, p) + 1)
                 .max()
@@ -211,7 +211,7 @@ impl Schedule {
         match g.kind(n) {
             NodeKind::Start { .. } | NodeKind::Stop => None,
             NodeKind::Loop => g.input(n, 1), // the entry, not the back edge
-            NodeKind::Region { .. } => {
+            NodeKind::Region => {
                 let i = n.nid() as usize;
                 if let Some(Some(dom)) = self.region_idom.get(i) {
                     return Some(*dom);
@@ -544,12 +544,16 @@ impl Late {
         let early = g.input(n, 0).unwrap_or_else(|| g.start());
 
         // The latest legal block: the LCA of the blocks of all uses.
+        // Uses under dead control (possible with peepholes off) need nothing.
         let mut lca = None;
         for u in g.outputs(n).to_vec() {
             if let Some(b) = self.use_block(g, s, n, u) {
-                lca = Some(s.lca(g, b, lca));
+                if !matches!(g.kind(b), NodeKind::XCtrl) {
+                    lca = Some(s.lca(g, b, lca));
+                }
             }
         }
+        // A node nothing live uses (a Load whose value is dropped) stays early.
         let mut lca = lca.unwrap_or(early);
         if matches!(g.kind(n), NodeKind::Load { .. }) {
             lca = self.find_anti_dep(g, s, lca, n, early);
@@ -560,7 +564,12 @@ impl Late {
         let stop_at = s.idom(g, early);
         let mut up = s.idom(g, lca);
         while up != stop_at {
-            let Some(b) = up else { break };
+            let Some(b) = up else {
+                // The walk passed the top without meeting the early block:
+                // no legal block lies between, so stay early.
+                best = early;
+                break;
+            };
             if better(g, s, b, best) {
                 best = b;
             }

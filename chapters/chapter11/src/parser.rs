@@ -456,9 +456,14 @@ impl<'a> Parser<'a> {
             self.require(";")?;
             e
         } else {
-            // Neither: parse it all again as an expression.
+            // Neither: parse it all again as an expression. Its value is
+            // dropped; a value nobody uses (`p.f;`) is dead code, and would
+            // hang under control the schedule never reaches.
             self.lexer.set_pos(start);
-            self.parse_expression()?;
+            let value = self.parse_expression()?;
+            if self.graph.is_unused(value) {
+                self.graph.kill(value);
+            }
             return self.require(";");
         };
         let declared = match declared {

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 10 `Chapter01Test.java`.
+//! Port of Simple's chapter 11 `Chapter01Test.java`.
 
 use chapter11::{CodeGen, NodeKind};
 use pretty_assertions::assert_eq;
@@ -26,7 +26,7 @@ fn test_simple_program() {
     assert!(matches!(code.graph.kind(ret), NodeKind::Return));
 
     let ctrl = code.graph.in_(ret, 0);
-    assert!(matches!(code.graph.kind(ctrl), NodeKind::Proj { .. }));
+    assert!(matches!(code.graph.kind(ctrl), NodeKind::CProj { .. }));
     let expr = code.graph.in_(ret, 1);
     assert!(matches!(code.graph.kind(expr), NodeKind::Constant(_)));
     assert_eq!(code.graph.in_(expr, 0), start);

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 10 `Chapter04Test.java`.
+//! Port of Simple's chapter 11 `Chapter04Test.java`.
 
 use chapter11::{CodeGen, NodeKind};
 use pretty_assertions::assert_eq;
@@ -54,7 +54,7 @@ fn test_var_arg() {
     let ret = code.ret().unwrap();
     let ctrl = code.graph.in_(ret, 0);
     let expr = code.graph.in_(ret, 1);
-    assert!(matches!(code.graph.kind(ctrl), NodeKind::Proj { .. }));
+    assert!(matches!(code.graph.kind(ctrl), NodeKind::CProj { .. }));
     assert!(matches!(code.graph.kind(expr), NodeKind::Proj { .. }));
 }
 

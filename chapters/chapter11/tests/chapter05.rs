@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 10 `Chapter05Test.java`.
+//! Port of Simple's chapter 11 `Chapter05Test.java`.
 
 use chapter11::CodeGen;
 use pretty_assertions::assert_eq;
@@ -36,7 +36,7 @@ else {
 }
 
 return a;";
-    assert_eq!(print_iterated(src), "return Phi(Region18,(arg+2),(arg-3));");
+    assert_eq!(print_iterated(src), "return Phi(Region20,(arg+2),(arg-3));");
 }
 
 #[test]
@@ -49,7 +49,7 @@ if (arg == 1) {
     c = 4;
 }
 return c;";
-    assert_eq!(print_iterated(src), "return Phi(Region16,4,3);");
+    assert_eq!(print_iterated(src), "return Phi(Region18,4,3);");
 }
 
 #[test]
@@ -73,7 +73,7 @@ if( arg==1 )
 else
     b=a+1;
 return a+b;";
-    assert_eq!(print_iterated(src), "return ((arg*2)+Phi(Region21,2,3));");
+    assert_eq!(print_iterated(src), "return ((arg*2)+Phi(Region23,2,3));");
 }
 
 #[test]
@@ -88,7 +88,7 @@ else
 return a+b;";
     assert_eq!(
         print_iterated(src),
-        "return ((Phi(Region32,(arg*2),arg)+arg)+Phi(Region,4,5));"
+        "return ((Phi(Region34,(arg*2),arg)+arg)+Phi(Region,4,5));"
     );
 }
 
@@ -109,7 +109,7 @@ return a;
 ";
     assert_eq!(
         print_iterated(src),
-        "return Phi(Region36,Phi(Region22,2,3),Phi(Region34,4,5));"
+        "return Phi(Region38,Phi(Region24,2,3),Phi(Region36,4,5));"
     );
 }
 
@@ -126,7 +126,7 @@ return arg+a+b;
 ";
     assert_eq!(
         print(src),
-        "return ((arg+Phi(Region13,1,0))+Phi(Region28,2,0));"
+        "return ((arg+Phi(Region15,1,0))+Phi(Region30,2,0));"
     );
 }
 
@@ -139,7 +139,7 @@ if( arg==1 )
     a=arg==3;
 }
 return a;";
-    assert_eq!(print_iterated(src), "return (arg==Phi(Region16,3,2));");
+    assert_eq!(print_iterated(src), "return (arg==Phi(Region18,3,2));");
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 10 `Chapter06Test.java`.
+//! Port of Simple's chapter 11 `Chapter06Test.java`.
 
 use chapter11::{CodeGen, NodeKind};
 use pretty_assertions::assert_eq;
@@ -90,7 +90,7 @@ return 1;
     code.parse().unwrap().iterate().unwrap();
     assert_eq!(code.print(), "return 2;");
     let ctrl = code.graph.in_(code.ret().unwrap(), 0);
-    assert!(matches!(code.graph.kind(ctrl), NodeKind::Proj { .. }));
+    assert!(matches!(code.graph.kind(ctrl), NodeKind::CProj { .. }));
 }
 
 #[test]
@@ -101,7 +101,7 @@ if (arg)
     a = 2;
 return (arg < a) < 3;
 ";
-    assert_eq!(print_iterated(src), "return ((arg<Phi(Region12,2,1))<3);");
+    assert_eq!(print_iterated(src), "return ((arg<Phi(Region14,2,1))<3);");
 }
 
 #[test]
@@ -119,7 +119,7 @@ return a;
     code.parse().unwrap().iterate().unwrap();
     assert_eq!(code.print(), "return 2;");
     let ctrl = code.graph.in_(code.ret().unwrap(), 0);
-    assert!(matches!(code.graph.kind(ctrl), NodeKind::Proj { .. }));
+    assert!(matches!(code.graph.kind(ctrl), NodeKind::CProj { .. }));
 }
 
 #[test]
@@ -136,7 +136,7 @@ if( a==2 )
 else
     b=5;
 return b;";
-    assert_eq!(print_iterated(src), "return Phi(Region37,42,5);");
+    assert_eq!(print_iterated(src), "return Phi(Region39,42,5);");
 }
 
 #[test]
@@ -153,7 +153,7 @@ if( arg==2 )
 else
     b=5;
 return b;";
-    assert_eq!(print_iterated(src), "return Phi(Region30,2,5);");
+    assert_eq!(print_iterated(src), "return Phi(Region32,2,5);");
 }
 
 #[test]
@@ -170,7 +170,7 @@ fn test_merge3_with1() {
 fn test_merge3_peephole() {
     assert_eq!(
         print_iterated(MERGE3_PEEPHOLE),
-        "return Phi(Region41,3,Phi(Region39,4,5));"
+        "return Phi(Region43,3,Phi(Region41,4,5));"
     );
 }
 
@@ -186,7 +186,7 @@ fn test_merge3_peephole3() {
 
 #[test]
 fn test_demo1_non_const() {
-    assert_eq!(print_iterated(DEMO1), "return Phi(Region24,4,1);");
+    assert_eq!(print_iterated(DEMO1), "return Phi(Region26,4,1);");
 }
 
 #[test]
@@ -203,7 +203,7 @@ fn test_demo1_false() {
 fn test_demo2_non_const() {
     assert_eq!(
         print_iterated(DEMO2),
-        "return (Phi(Region36,Phi(Region23,2,3),0)+Phi(Region,3,1));"
+        "return (Phi(Region38,Phi(Region25,2,3),0)+Phi(Region,3,1));"
     );
 }
 

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 10 `Chapter07Test.java`.
+//! Port of Simple's chapter 11 `Chapter07Test.java`.
 
 use chapter11::{CodeGen, NodeKind};
 use pretty_assertions::assert_eq;
@@ -74,8 +74,8 @@ while(arg < 10) {
 return arg;
 ",
     );
-    assert_eq!(code.print(), "return Phi(Loop6,arg,(Phi_arg+1));");
-    assert!(matches!(ret_ctrl(&code), NodeKind::Proj { .. }));
+    assert_eq!(code.print(), "return Phi(Loop8,arg,(Phi_arg+1));");
+    assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
@@ -93,7 +93,7 @@ return a;
     );
     assert_eq!(
         code.print(),
-        "return Phi(Region24,1,Phi(Loop13,1,(Phi_a+1)));"
+        "return Phi(Region26,1,Phi(Loop15,1,(Phi_a+1)));"
     );
 }
 
@@ -116,7 +116,7 @@ return sum;
     );
     assert_eq!(
         code.print(),
-        "return Phi(Loop8,0,Phi(Loop20,Phi_sum,(Phi_sum+Phi(Loop,0,(Phi_j+1)))));"
+        "return Phi(Loop10,0,Phi(Loop22,Phi_sum,(Phi_sum+Phi(Loop,0,(Phi_j+1)))));"
     );
 }
 
@@ -133,8 +133,8 @@ while(a < 10) {
 return b;
 ",
     );
-    assert_eq!(code.print(), "return Phi(Loop8,2,Phi(Region27,Phi_b,4));");
-    assert!(matches!(ret_ctrl(&code), NodeKind::Proj { .. }));
+    assert_eq!(code.print(), "return Phi(Loop10,2,Phi(Region29,Phi_b,4));");
+    assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
@@ -154,63 +154,63 @@ return b;
     );
     assert_eq!(
         code.print(),
-        "return Phi(Loop8,2,(Phi(Region27,Phi_b,4)+1));"
+        "return Phi(Loop10,2,(Phi(Region29,Phi_b,4)+1));"
     );
-    assert!(matches!(ret_ctrl(&code), NodeKind::Proj { .. }));
+    assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
 fn test_while() {
     let code = parse_no_peephole(WHILE);
-    assert_eq!(code.print(), "return Phi(Loop7,1,((Phi_a+1)+2));");
-    assert!(matches!(ret_ctrl(&code), NodeKind::Proj { .. }));
+    assert_eq!(code.print(), "return Phi(Loop9,1,((Phi_a+1)+2));");
+    assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
 fn test_while_peep() {
     let code = parse_iterated(WHILE);
-    assert_eq!(code.print(), "return Phi(Loop7,1,(Phi_a+3));");
-    assert!(matches!(ret_ctrl(&code), NodeKind::Proj { .. }));
+    assert_eq!(code.print(), "return Phi(Loop9,1,(Phi_a+3));");
+    assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
 fn test_while2() {
     let code = parse_no_peephole(WHILE2);
-    assert_eq!(code.print(), "return Phi(Loop7,1,2);");
-    assert!(matches!(ret_ctrl(&code), NodeKind::Proj { .. }));
+    assert_eq!(code.print(), "return Phi(Loop9,1,2);");
+    assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
 fn test_while2_peep() {
     let code = parse_iterated(WHILE2);
-    assert_eq!(code.print(), "return Phi(Loop7,1,2);");
-    assert!(matches!(ret_ctrl(&code), NodeKind::Proj { .. }));
+    assert_eq!(code.print(), "return Phi(Loop9,1,2);");
+    assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
 fn test_while3() {
     let code = parse_no_peephole(WHILE3);
-    assert_eq!(code.print(), "return Phi(Loop7,1,((Phi_a+1)+2));");
-    assert!(matches!(ret_ctrl(&code), NodeKind::Proj { .. }));
+    assert_eq!(code.print(), "return Phi(Loop9,1,((Phi_a+1)+2));");
+    assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
 fn test_while3_peep() {
     let code = parse_iterated(WHILE3);
-    assert_eq!(code.print(), "return Phi(Loop7,1,(Phi_a+3));");
-    assert!(matches!(ret_ctrl(&code), NodeKind::Proj { .. }));
+    assert_eq!(code.print(), "return Phi(Loop9,1,(Phi_a+3));");
+    assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
 fn test_while4() {
     let code = parse_no_peephole(WHILE4);
-    assert_eq!(code.print(), "return Phi(Loop8,1,((Phi_a+1)+2));");
-    assert!(matches!(ret_ctrl(&code), NodeKind::Proj { .. }));
+    assert_eq!(code.print(), "return Phi(Loop10,1,((Phi_a+1)+2));");
+    assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
 fn test_while4_peep() {
     let code = parse_iterated(WHILE4);
-    assert_eq!(code.print(), "return Phi(Loop8,1,(Phi_a+3));");
-    assert!(matches!(ret_ctrl(&code), NodeKind::Proj { .. }));
+    assert_eq!(code.print(), "return Phi(Loop10,1,(Phi_a+3));");
+    assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }

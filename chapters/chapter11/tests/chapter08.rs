@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 10 `Chapter08Test.java`.
+//! Port of Simple's chapter 11 `Chapter08Test.java`.
 
 use chapter11::eval::Value;
 use chapter11::{CodeGen, NodeKind, Outcome};
@@ -49,13 +49,16 @@ return arg;
     );
     assert_eq!(
         code.print(),
-        "return Phi(Region36,Phi(Region25,Phi(Loop6,arg,(Phi_arg+1)),Add),Add);"
+        "return Phi(Region36,Phi(Region26,Phi(Loop8,arg,(Phi_arg+1)),Add),Add);"
     );
     assert!(is_region(ret_ctrl(&code)));
     // Java: Evaluator.evaluate(stop, arg), with its default budget of
-    // 1000 loop iterations.
+    // 1000 loop iterations; here through both evaluators, the graph walk
+    // and the run of the schedule.
     assert_eq!(code.eval(1, 1000), Outcome::Value(Value::Int(5)));
     assert_eq!(code.eval(6, 1000), Outcome::Value(Value::Int(10)));
+    assert_eq!(code.eval_scheduled(1, 1000), Outcome::Value(Value::Int(5)));
+    assert_eq!(code.eval_scheduled(6, 1000), Outcome::Value(Value::Int(10)));
 }
 
 #[test]
@@ -76,9 +79,9 @@ return a;
     );
     assert_eq!(
         code.print(),
-        "return Phi(Loop7,1,Phi(Region42,Phi_a,(Phi_a+1)));"
+        "return Phi(Loop9,1,Phi(Region41,Phi_a,(Phi_a+1)));"
     );
-    assert!(matches!(ret_ctrl(&code), NodeKind::Proj { .. }));
+    assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
@@ -97,7 +100,7 @@ return arg;
     );
     assert_eq!(
         code.print(),
-        "return Phi(Region34,Phi(Loop6,arg,(Phi_arg+1)),Add);"
+        "return Phi(Region34,Phi(Loop8,arg,(Phi_arg+1)),Add);"
     );
     assert!(is_region(ret_ctrl(&code)));
 }
@@ -116,7 +119,7 @@ return arg;
     );
     assert_eq!(
         code.print(),
-        "return Phi(Region25,Phi(Loop6,arg,(Phi_arg+1)),Add);"
+        "return Phi(Region26,Phi(Loop8,arg,(Phi_arg+1)),Add);"
     );
     assert!(is_region(ret_ctrl(&code)));
 }
@@ -135,8 +138,8 @@ while(arg < 10) {
 return arg;
 ",
     );
-    assert_eq!(code.print(), "return Phi(Loop6,arg,(Phi_arg+1));");
-    assert!(matches!(ret_ctrl(&code), NodeKind::Proj { .. }));
+    assert_eq!(code.print(), "return Phi(Loop8,arg,(Phi_arg+1));");
+    assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
@@ -151,8 +154,8 @@ while(arg < 10) {
 return arg;
 ",
     );
-    assert_eq!(code.print(), "return Phi(Loop6,arg,(Phi_arg+1));");
-    assert!(matches!(ret_ctrl(&code), NodeKind::Proj { .. }));
+    assert_eq!(code.print(), "return Phi(Loop8,arg,(Phi_arg+1));");
+    assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
@@ -222,7 +225,7 @@ return a;
     );
     assert_eq!(
         code.print(),
-        "return Phi(Region28,Phi(Loop7,1,(Phi_a+1)),Add);"
+        "return Phi(Region29,Phi(Loop9,1,(Phi_a+1)),Add);"
     );
     assert!(is_region(ret_ctrl(&code)));
 }
@@ -240,6 +243,6 @@ while(1) {
 return a;
 ",
     );
-    assert_eq!(code.print(), "return (Phi(Loop7,1,Add)+1);");
-    assert!(matches!(ret_ctrl(&code), NodeKind::Proj { idx: 1, .. }));
+    assert_eq!(code.print(), "return (Phi(Loop9,1,Add)+1);");
+    assert!(matches!(ret_ctrl(&code), NodeKind::CProj { idx: 1, .. }));
 }

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 10 `SchedulerTest.java`: programs with memory,
+//! Port of Simple's chapter 11 `SchedulerTest.java`: programs with memory,
 //! run by the evaluator.
 
 use chapter11::eval::Value;
@@ -11,6 +11,19 @@ fn parse_iterated(src: &str) -> CodeGen {
     let mut code = CodeGen::new(src);
     code.parse().unwrap().iterate().unwrap();
     code
+}
+
+/// Java's `Evaluator.evaluate`, for a program that went through
+/// `iterate()`: both of our evaluators (the graph walk and the run of the
+/// schedule that `iterate()` computed) must give the same outcome.
+fn eval(code: &CodeGen, arg: i64, loops: usize) -> Outcome {
+    let outcome = code.eval(arg, loops);
+    assert_eq!(
+        code.eval_scheduled(arg, loops),
+        outcome,
+        "scheduled, arg {arg}"
+    );
+    outcome
 }
 
 /// The program returned an object of struct `name` whose fields hold
@@ -60,8 +73,8 @@ if(arg) v0.f=1;
 return v0;
 ",
     );
-    assert_obj(code.eval(0, 10), "S", &[Value::Int(0)]);
-    assert_obj(code.eval(1, 10), "S", &[Value::Int(1)]);
+    assert_obj(eval(&code, 0, 10), "S", &[Value::Int(0)]);
+    assert_obj(eval(&code, 1, 10), "S", &[Value::Int(1)]);
 }
 
 #[test]
@@ -79,6 +92,6 @@ if (arg) v.f=1;
 return i;
 ",
     );
-    assert_eq!(code.eval(0, 10), Outcome::Value(Value::Int(2)));
-    assert_eq!(code.eval(1, 10), Outcome::Value(Value::Int(2)));
+    assert_eq!(eval(&code, 0, 10), Outcome::Value(Value::Int(2)));
+    assert_eq!(eval(&code, 1, 10), Outcome::Value(Value::Int(2)));
 }

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 10 `TypeTest.java`.
+//! Port of Simple's chapter 11 `TypeTest.java`.
 //!
 //! Types are interned, so Java's `assertSame` (and `assertEquals`, which on
 //! these types means the same thing) compares `TypeId`s.

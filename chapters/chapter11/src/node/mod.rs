@@ -223,18 +223,18 @@ pub fn glabel(g: &Graph, n: NodeId) -> String {
 
 /// Control-flow nodes: the ones drawn as yellow boxes.
 pub fn is_cfg(g: &Graph, n: NodeId) -> bool {
-    match g.kind(n) {
+    matches!(
+        g.kind(n),
         NodeKind::Start { .. }
-        | NodeKind::Stop
-        | NodeKind::Return
-        | NodeKind::If
-        | NodeKind::Never
-        | NodeKind::CProj { .. }
-        | NodeKind::XCtrl
-        | NodeKind::Region
-        | NodeKind::Loop => true,
-        _ => false,
-    }
+            | NodeKind::Stop
+            | NodeKind::Return
+            | NodeKind::If
+            | NodeKind::Never
+            | NodeKind::CProj { .. }
+            | NodeKind::XCtrl
+            | NodeKind::Region
+            | NodeKind::Loop
+    )
 }
 
 /// Nodes that produce memory: stores, memory phis and Start's memory
