@@ -21,6 +21,7 @@ use crate::graph::{Graph, NodeId};
 use crate::node::{is_cfg, BoolOp, NodeKind};
 use crate::types::{Type, TypeId};
 use rustc_hash::FxHashMap;
+use std::cell::RefCell;
 use std::fmt;
 use std::rc::Rc;
 
@@ -81,8 +82,8 @@ pub fn evaluate(
         returns: reaching_returns(g, stop),
         first_alias,
         phis: FxHashMap::default(),
-        news: FxHashMap::default(),
-        objects: Vec::new(),
+        news: RefCell::default(),
+        objects: RefCell::default(),
         arg,
     };
     match e.run(loops) {
@@ -154,9 +155,9 @@ struct Evaluator<'g> {
     /// The current value of every phi that control has passed.
     phis: FxHashMap<NodeId, Val>,
     /// The object each New made when control last passed it.
-    news: FxHashMap<NodeId, usize>,
+    news: RefCell<FxHashMap<NodeId, usize>>,
     /// The struct type of every object made so far.
-    objects: Vec<TypeId>,
+    objects: RefCell<Vec<TypeId>>,
     arg: i64,
     /// The control nodes from which a Return can be reached.
     returns: Vec<bool>,
@@ -220,11 +221,18 @@ impl Evaluator<'_> {
             for &n in g.outputs(c) {
                 if let NodeKind::New { ptr } = g.kind(n) {
                     let obj = g.types.pointee(*ptr).expect("new makes a pointer");
-                    self.news.insert(n, self.objects.len());
-                    self.objects.push(obj);
+                    self.make(n, obj);
                 }
             }
         }
+    }
+
+    /// A new object of struct type `obj`, made by New `n`.
+    fn make(&self, n: NodeId, obj: TypeId) -> usize {
+        let mut objects = self.objects.borrow_mut();
+        self.news.borrow_mut().insert(n, objects.len());
+        objects.push(obj);
+        objects.len() - 1
     }
 
     /// Control enters `region` from `prev`: every phi takes its input on
@@ -290,10 +298,19 @@ impl Evaluator<'_> {
                     }))
                 }
                 NodeKind::Cast { .. } => input(1)?,
-                NodeKind::New { .. } => match self.news.get(&n) {
-                    Some(&o) => Val::Ptr(o),
-                    None => return Err("an object was used before it was made".into()),
-                },
+                NodeKind::New { ptr } => {
+                    let made = self.news.borrow().get(&n).copied();
+                    match made {
+                        Some(o) => Val::Ptr(o),
+                        // Anchored to a merge that parsing bypassed (see
+                        // `allocate`) that control never passed: it runs
+                        // where its value is first wanted.
+                        None => {
+                            let obj = g.types.pointee(*ptr).expect("new makes a pointer");
+                            Val::Ptr(self.make(n, obj))
+                        }
+                    }
+                }
                 NodeKind::Store { name, .. } => {
                     let mem = memory(input(1)?);
                     let object = object(input(2)?, name)?;
@@ -330,7 +347,7 @@ impl Evaluator<'_> {
             other => return Ok(Value::Int(other.number())),
         };
         let g = self.g;
-        let ty = self.objects[o];
+        let ty = self.objects.borrow()[o];
         let name = g.types.struct_name(ty).unwrap_or("?").to_owned();
         if path.contains(&o) {
             let fields = Vec::new();
