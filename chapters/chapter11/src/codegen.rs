@@ -5,8 +5,10 @@
 //! chapter there is one phase, `parse` (parsing and peephole optimization
 //! are one pass), `iterate` (peepholes again, to a fixed point, now that
 //! the whole program is known, then a check for possible null
-//! dereferences), two views of the result, `print` and `dot`,
-//! and `eval`, which runs the program by walking its graph.
+//! dereferences, then global code motion), three views of the result,
+//! `print`, `dot` and the scheduled listing `ir`, and two ways to run it:
+//! `eval` walks the graph, `eval_scheduled` runs the schedule block by
+//! block.
 
 use crate::dot;
 use crate::error::Error;

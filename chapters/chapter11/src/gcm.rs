@@ -102,8 +102,8 @@ pub fn is_pinned(g: &Graph, n: NodeId) -> bool {
         NodeKind::Phi { .. } | NodeKind::Proj { .. } | NodeKind::New { .. } => true,
         // A Cast holds only below the test that justifies it; a Load through
         // it must not float above that test. (Simple's chapter 11 lets casts
-        // float, and its anti-dependence rule for memory phis can then hoist
-        // such a Load above its null check.)
+        // float, and an anti-dependence on a Store in the other arm can then
+        // lift such a Load above its null check.)
         NodeKind::Cast { .. } => true,
         // The shared 0 stays on Start; every other constant may sink.
         NodeKind::Constant(_) => n == g.zero(),
