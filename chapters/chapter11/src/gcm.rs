@@ -73,6 +73,9 @@ pub struct Schedule {
     loop_depth: Vec<u32>,
     /// The innermost Loop around each control node.
     loop_head: Vec<Option<NodeId>>,
+    /// Each control node's position in a depth-first walk of the dominator
+    /// tree (0 for nodes outside it).
+    preorder: Vec<u32>,
 }
 
 const UNKNOWN: u32 = u32::MAX;
@@ -86,6 +89,7 @@ pub fn global_code_motion(g: &mut Graph, stop: NodeId) -> Schedule {
     for &n in &rpo {
         s.idepth(g, n); // fill the table: reading it later needs no `mut`
     }
+    s.number_dominator_tree(g, &rpo);
     s.find_loops(g, &rpo);
     schedule_early(g, &mut s, &rpo);
     Late::new(g).run(g, &mut s);
@@ -249,6 +253,43 @@ impl Schedule {
             }
         }
         a
+    }
+
+    /// Numbers the dominator tree depth first. In a tree, the LCA of a
+    /// set of nodes is the LCA of the two with the least and the greatest
+    /// number: one walk per scheduled node, however many uses it has (a
+    /// constant shared by a whole program can have thousands).
+    fn number_dominator_tree(&mut self, g: &Graph, rpo: &[NodeId]) {
+        let mut children: Vec<Vec<NodeId>> = vec![Vec::new(); g.len() + 1];
+        for &n in rpo {
+            if let Some(d) = self.idom(g, n) {
+                children[d.nid() as usize].push(n);
+            }
+        }
+        self.preorder = vec![0; g.len() + 1];
+        let mut next = 1;
+        let mut stack = vec![g.start()];
+        while let Some(n) = stack.pop() {
+            self.preorder[n.nid() as usize] = next;
+            next += 1;
+            stack.extend(children[n.nid() as usize].iter().rev());
+        }
+    }
+
+    /// The LCA of a set of blocks (see `number_dominator_tree`).
+    pub fn lca_of(&mut self, g: &Graph, blocks: &[NodeId]) -> Option<NodeId> {
+        let number = |b: &NodeId| self.preorder.get(b.nid() as usize).copied().unwrap_or(0);
+        if blocks.iter().any(|b| number(b) == 0) {
+            // Outside the numbered tree: pairwise.
+            let mut lca = None;
+            for &b in blocks {
+                lca = Some(self.lca(g, b, lca));
+            }
+            return lca;
+        }
+        let lo = *blocks.iter().min_by_key(|b| number(b))?;
+        let hi = *blocks.iter().max_by_key(|b| number(b))?;
+        Some(self.lca(g, lo, Some(hi)))
     }
 
     pub fn loop_depth(&self, n: NodeId) -> u32 {
@@ -545,14 +586,15 @@ impl Late {
 
         // The latest legal block: the LCA of the blocks of all uses.
         // Uses under dead control (possible with peepholes off) need nothing.
-        let mut lca = None;
+        let mut blocks = Vec::new();
         for u in g.outputs(n).to_vec() {
             if let Some(b) = self.use_block(g, s, n, u) {
                 if !matches!(g.kind(b), NodeKind::XCtrl) {
-                    lca = Some(s.lca(g, b, lca));
+                    blocks.push(b);
                 }
             }
         }
+        let lca = s.lca_of(g, &blocks);
         // A node nothing live uses (a Load whose value is dropped) stays early.
         let mut lca = lca.unwrap_or(early);
         if matches!(g.kind(n), NodeKind::Load { .. }) {
@@ -572,6 +614,13 @@ impl Late {
             };
             if better(g, s, b, best) {
                 best = b;
+            }
+            // Outside every loop and not on a branch, nothing higher can be
+            // better: stop. (Without this, a constant that may float to
+            // Start walks the whole dominator tree, quadratic in a long
+            // program.)
+            if s.loop_depth(best) <= 1 && !is_if(g, best) {
+                break;
             }
             up = s.idom(g, b);
         }
