@@ -75,7 +75,7 @@ fn loop_heavy(n: usize) -> String {
         let _ = writeln!(src, "i = 0;");
         let _ = writeln!(src, "while (i < arg) {{");
         let _ = writeln!(src, "  v{dst} = v{dst} + v{a} * i;");
-        if k % 3 == 0 {
+        if k.is_multiple_of(3) {
             let _ = writeln!(src, "  if (v{dst} > {k}) break;");
         }
         let _ = writeln!(src, "  i = i + 1;");

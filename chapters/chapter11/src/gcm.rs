@@ -463,12 +463,16 @@ fn force_exit(g: &mut Graph, s: &mut Schedule, lp: NodeId, stop: NodeId) {
 // Step 3: schedule early.
 
 fn schedule_early(g: &mut Graph, s: &mut Schedule, rpo: &[NodeId]) {
-    let mut done = vec![false; g.len() + 1];
+    let mut e = Early {
+        done: vec![false; g.len() + 1],
+        block: vec![None; g.len() + 1],
+        moves: Vec::new(),
+    };
     for &cfg in rpo {
         for i in 0..g.n_ins(cfg) {
             if let Some(def) = g.input(cfg, i) {
                 if !is_cfg(g, def) {
-                    early(g, s, def, &mut done);
+                    e.visit(g, s, def);
                 }
             }
         }
@@ -476,41 +480,64 @@ fn schedule_early(g: &mut Graph, s: &mut Schedule, rpo: &[NodeId]) {
         // loop; reach every phi from its region.
         if g.kind(cfg).is_region() {
             for phi in phis(g, cfg) {
-                early(g, s, phi, &mut done);
+                e.visit(g, s, phi);
             }
         }
     }
+    // Written at the end, all at once: see `Graph::move_to_blocks`.
+    g.move_to_blocks(&e.moves);
 }
 
-/// Schedules the floating inputs of `n`, then `n` itself, in the deepest
-/// of its inputs' blocks. The walk does not enter pinned inputs, which
-/// keeps it off loop back edges (they always pass through a Phi).
-fn early(g: &mut Graph, s: &mut Schedule, n: NodeId, done: &mut Vec<bool>) {
-    if !mark(done, n) {
-        return;
-    }
-    stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-        for i in 0..g.n_ins(n) {
-            if let Some(def) = g.input(n, i) {
-                if !is_pinned(g, def) {
-                    early(g, s, def, done);
+/// The state of early scheduling: the block chosen for each floating node
+/// (written to the graph at the end), in the order chosen.
+struct Early {
+    done: Vec<bool>,
+    block: Vec<Option<NodeId>>,
+    moves: Vec<(NodeId, NodeId)>,
+}
+
+impl Early {
+    /// Schedules the floating inputs of `n`, then `n` itself, in the
+    /// deepest of its inputs' blocks. The walk does not enter pinned
+    /// inputs, which keeps it off loop back edges (they always pass through
+    /// a Phi).
+    fn visit(&mut self, g: &Graph, s: &mut Schedule, n: NodeId) {
+        if !mark(&mut self.done, n) {
+            return;
+        }
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+            for i in 0..g.n_ins(n) {
+                if let Some(def) = g.input(n, i) {
+                    if !is_pinned(g, def) {
+                        self.visit(g, s, def);
+                    }
                 }
             }
+        });
+        if is_pinned(g, n) {
+            return;
         }
-    });
-    if is_pinned(g, n) {
-        return;
-    }
-    let mut best = g.start();
-    for i in 1..g.n_ins(n) {
-        let Some(blk) = g.input(n, i).and_then(|def| g.input(def, 0)) else {
-            continue;
-        };
-        if s.idepth(g, blk) > s.idepth(g, best) {
-            best = blk;
+        let mut best = g.start();
+        for i in 1..g.n_ins(n) {
+            let Some(blk) = g.input(n, i).and_then(|def| self.block_of(g, def)) else {
+                continue;
+            };
+            if s.idepth(g, blk) > s.idepth(g, best) {
+                best = blk;
+            }
         }
+        self.block[n.nid() as usize] = Some(best);
+        self.moves.push((n, best));
     }
-    g.set_def(n, 0, Some(best));
+
+    /// The block of `n`: the one chosen here, or its control input.
+    fn block_of(&self, g: &Graph, n: NodeId) -> Option<NodeId> {
+        self.block
+            .get(n.nid() as usize)
+            .copied()
+            .flatten()
+            .or_else(|| g.input(n, 0))
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -543,9 +570,12 @@ impl Late {
         // Store still holds its early block. In node order, as Simple does,
         // which decides the order of each block's list of members.
         self.placed.sort();
-        for n in self.placed {
-            g.set_def(n, 0, self.late[n.nid() as usize]);
-        }
+        let moves: Vec<(NodeId, NodeId)> = self
+            .placed
+            .iter()
+            .filter_map(|&n| Some((n, self.late[n.nid() as usize]?)))
+            .collect();
+        g.move_to_blocks(&moves);
     }
 
     fn visit(&mut self, g: &mut Graph, s: &mut Schedule, n: NodeId) {

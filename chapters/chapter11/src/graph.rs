@@ -282,6 +282,45 @@ impl Graph {
         new_def
     }
 
+    /// Sets input 0 of many nodes at once: each `(n, block)` makes `block`
+    /// the control input of `n`. The same as `set_def(n, 0, Some(block))`
+    /// for each in turn, except that each old input loses its moved users in
+    /// one pass, keeping the order of the rest (one `set_def` at a time
+    /// would search a long list, such as Start's, once per node). An old
+    /// input left unused dies, as with `set_def`.
+    pub fn move_to_blocks(&mut self, moves: &[(NodeId, NodeId)]) {
+        // For each old input, the users leaving it.
+        let mut leaving: FxHashMap<NodeId, Vec<NodeId>> = FxHashMap::default();
+        for &(n, block) in moves {
+            let old = self.input(n, 0);
+            if old == Some(block) {
+                continue;
+            }
+            self.unlock(n);
+            self.nodes[n.index()].inputs[0] = Some(block);
+            self.nodes[block.index()].outputs.push(n);
+            if let Some(old) = old {
+                leaving.entry(old).or_default().push(n);
+            }
+        }
+        let mut pending = vec![false; self.nodes.len() + 1];
+        let mut olds: Vec<NodeId> = leaving.keys().copied().collect();
+        olds.sort();
+        for old in olds {
+            let users = &leaving[&old];
+            for u in users {
+                pending[u.index()] = true;
+            }
+            // Drop one edge per user that left, keeping the others in order.
+            self.nodes[old.index()]
+                .outputs
+                .retain(|u| !std::mem::take(&mut pending[u.index()]));
+            if self.is_unused(old) {
+                self.kill(old);
+            }
+        }
+    }
+
     /// Appends an input to `n`.
     pub fn add_def(&mut self, n: NodeId, new_def: Option<NodeId>) -> Option<NodeId> {
         self.unlock(n);
