@@ -152,7 +152,9 @@ fn every_command_has_help() {
         &["--help"][..],
         &["print", "--help"],
         &["dot", "--help"],
+        &["ir", "--help"],
         &["eval", "--help"],
+        &["fuzz", "--help"],
     ] {
         let out = simple(args);
         assert_eq!(out.status.code(), Some(0), "{args:?}");
@@ -228,4 +230,49 @@ fn printing_shared_values_as_a_tree_is_capped_in_early_chapters() {
     let text = stdout(&out);
     assert!(text.len() < 2 << 20, "{} bytes", text.len());
     assert!(text.contains("..."));
+}
+
+#[test]
+fn ir_lists_the_schedule_block_by_block() {
+    let src = "int s=0; int i=0; while(i<arg) { s=s+i; i=i+1; } return s;";
+    let out = simple(&["ir", "-e", src]);
+    assert_eq!(out.status.code(), Some(0));
+    let listing = stdout(&out);
+    assert!(listing.starts_with("START:"), "{listing}");
+    // The loop is a block of its own, headed by its Loop node.
+    assert!(listing.lines().any(|l| l.starts_with("LOOP")), "{listing}");
+    assert!(listing.contains("Return"), "{listing}");
+}
+
+#[test]
+fn ir_needs_chapter_11() {
+    let out = simple(&["ir", "--chapter", "10", "-e", "return 1;"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("chapter 11"), "{}", stderr(&out));
+}
+
+#[test]
+fn eval_scheduled_runs_the_schedule_with_a_heap() {
+    let src = "struct P { int x; } P p = new P; p.x = arg; return p;";
+    for extra in [&[][..], &["--scheduled"][..]] {
+        let mut args = vec!["eval", "--arg", "7", "-e", src];
+        args.extend_from_slice(extra);
+        let out = simple(&args);
+        assert_eq!(stdout(&out), "Obj<P> {\n  x=7\n}\n", "{extra:?}");
+    }
+    let out = simple(&["eval", "--scheduled", "--chapter", "10", "-e", "return 1;"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_possible_null_dereference_is_a_program_error() {
+    let src = "struct S { int a; } S? s = null; if (arg) s = new S; return s.a;";
+    let out = simple(&["print", "-e", src]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("Might be null accessing 'a'"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("1:"), "{}", stderr(&out));
 }
