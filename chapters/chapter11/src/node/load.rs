@@ -42,7 +42,12 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     // go round the loop forever.
     if let NodeKind::Phi { .. } = g.kind(mem) {
         let region = g.in_(mem, 0);
-        if g.ty(region) == Types::CTRL && g.n_ins(mem) == 3 {
+        // The pointer must be the same on both arms: a phi of this very
+        // region is a different pointer on each (and on the loop entry,
+        // not yet defined).
+        let ptr_merged_here =
+            matches!(g.kind(ptr), NodeKind::Phi { .. }) && g.in_(ptr, 0) == region;
+        if g.ty(region) == Types::CTRL && g.n_ins(mem) == 3 && !ptr_merged_here {
             let is_loop = matches!(g.kind(region), NodeKind::Loop);
             if profit(g, n, mem, 2) || (!is_loop && profit(g, n, mem, 1)) {
                 let NodeKind::Load {
