@@ -109,7 +109,7 @@ P? r = null;
             2 => format!("q.y = v{a} * 2;"),
             3 => format!("if (v{a} < {i}) q = new P; else q = p;"),
             4 => format!("v{dst} = q.x - p.y;"),
-            5 => format!("if (v{a} < arg) r = q;"),
+            5 => format!("if (arg < {i}) r = q;"),
             6 => format!("if (r) v{dst} = r.x + v{dst};"),
             _ => "p = new P;".to_owned(),
         };
