@@ -20,9 +20,10 @@ pub fn generate(g: &Graph, src: &str, scopes: &[NodeId]) -> String {
     sb.push_str("digraph chapter10 {\n");
     // The source as a comment; "*/" inside it would end the comment early.
     let _ = writeln!(sb, "/*\n{}\n*/", src.replace("*/", "* /"));
-    // Bottom-to-top, merge parallel edges. (Keeping input order, as earlier
-    // chapters do, makes poor layouts once memory edges cross the graph.)
-    sb.push_str("\trankdir=BT;\n\tconcentrate=\"true\";\n");
+    // Bottom-to-top. Unlike earlier chapters, no input ordering (poor
+    // layouts once memory edges cross the graph) and no merging of parallel
+    // edges (Graphviz then drops some edges into Start's memory ports).
+    sb.push_str("\trankdir=BT;\n");
     nodes(g, &mut sb, &all);
     for &s in scopes {
         scope_tables(g, &mut sb, s);
