@@ -68,6 +68,16 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
                         return n;
                     }
                     let ld = new(g, &name, alias, declared, at, m, ptr);
+                    // A store to the same object: the load reads what it
+                    // stored. Take that value as it is; optimizing it here
+                    // could lead back to this load (`p.x = 1 * p.x`), and
+                    // it is revisited anyway. The load made (as Simple
+                    // makes it, so node numbers agree) is dropped.
+                    if matches!(g.kind(m), NodeKind::Store { .. }) && g.in_(m, 2) == ptr {
+                        let value = g.in_(m, 3);
+                        g.kill(ld);
+                        return value;
+                    }
                     peephole(g, ld)
                 };
                 let (m1, m2) = (g.in_(mem, 1), g.in_(mem, 2));
