@@ -16,7 +16,7 @@ use std::process::ExitCode;
     name = "simple",
     version,
     about = "The Simple sea-of-nodes compiler course, in Rust: run any chapter on a program",
-    after_help = "Examples:\n  simple print --chapter 4 -e 'return 1+arg+2;'    # return (arg+3);\n  simple dot --chapter 5 prog.smp > graph.dot\n  simple eval prog.smp --arg 5"
+    after_help = "Examples:\n  simple print --chapter 4 -e 'return 1+arg+2;'    # return (arg+3);\n  simple dot --chapter 5 prog.smp > graph.dot\n  simple eval prog.smp --arg 5\n  simple ir prog.smp                               # the schedule, block by block"
 )]
 struct Cli {
     #[command(subcommand)]
