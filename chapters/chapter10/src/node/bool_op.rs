@@ -78,7 +78,9 @@ pub fn idealize(g: &mut Graph, n: NodeId, op: BoolOp) -> Option<NodeId> {
             return Some(g.add_node(NodeKind::Not, vec![None, Some(x)]));
         }
     }
-    // (phi(cons) op con) folds into the phi. Only == may rotate: the other
-    // comparisons are not associative.
-    phi_con(g, n, op == BoolOp::Eq)
+    // (phi(cons) op con) folds into the phi. No rotation: no comparison is
+    // associative, `==` included (`(arg==-7)==1` is not `arg==(-7==1)`).
+    // Simple's chapter 10 rotates `==` here, and so turns
+    // `(arg==Phi(0,-7))==1` into `!arg`.
+    phi_con(g, n, false)
 }
