@@ -42,12 +42,11 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     // go round the loop forever.
     if let NodeKind::Phi { .. } = g.kind(mem) {
         let region = g.in_(mem, 0);
-        // The pointer must be the same on both arms: a phi of this very
-        // region is a different pointer on each (and on the loop entry,
-        // not yet defined).
-        let ptr_merged_here =
-            matches!(g.kind(ptr), NodeKind::Phi { .. }) && g.in_(ptr, 0) == region;
-        if g.ty(region) == Types::CTRL && g.n_ins(mem) == 3 && !ptr_merged_here {
+        // The pointer must be the same on both arms, so made above the
+        // merge: a phi of this very region, or of a merge inside the loop,
+        // is a different pointer on each arm (on the loop entry, not yet
+        // defined at all).
+        if g.ty(region) == Types::CTRL && g.n_ins(mem) == 3 && defined_above(g, ptr, region) {
             let is_loop = matches!(g.kind(region), NodeKind::Loop);
             if profit(g, n, mem, 2) || (!is_loop && profit(g, n, mem, 1)) {
                 let NodeKind::Load {
@@ -89,6 +88,35 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         }
     }
     None
+}
+
+/// `ptr` is surely computed before control reaches `region`: a value
+/// anchored (a New, a Phi, a Cast) to control that `region` does not
+/// dominate, or a projection of Start. Anything else may depend on values
+/// made at or after `region`, so the answer is no.
+fn defined_above(g: &mut Graph, ptr: NodeId, region: NodeId) -> bool {
+    let anchor = match g.kind(ptr) {
+        NodeKind::Proj { .. } | NodeKind::Constant(_) => return true,
+        NodeKind::New { .. } | NodeKind::Phi { .. } => g.in_(ptr, 0),
+        NodeKind::Cast { .. } => {
+            let value = g.in_(ptr, 1);
+            if !defined_above(g, value, region) {
+                return false;
+            }
+            g.in_(ptr, 0)
+        }
+        _ => return false,
+    };
+    // Walk up the dominator tree from the anchor; meeting `region` means
+    // the value is made at or below it.
+    let mut c = Some(anchor);
+    while let Some(x) = c {
+        if x == region {
+            return false;
+        }
+        c = super::idom(g, x);
+    }
+    true
 }
 
 /// `x` is the load `n`, or loads the same field of the same object from
