@@ -94,7 +94,7 @@ pub fn evaluate(
 
 /// A value inside the evaluator.
 #[derive(Clone, Debug)]
-enum Val {
+pub(crate) enum Val {
     Int(i64),
     Null,
     /// An object, by its index in `objects`.
@@ -105,7 +105,7 @@ enum Val {
 
 /// The writes made to one memory slice, newest first.
 #[derive(Clone, Debug, Default)]
-struct Memory(Option<Rc<Write>>);
+pub(crate) struct Memory(Option<Rc<Write>>);
 
 #[derive(Debug)]
 struct Write {
@@ -130,7 +130,7 @@ impl Memory {
 
 impl Val {
     /// The value as a number: null is 0, an object is never 0.
-    fn number(&self) -> i64 {
+    pub(crate) fn number(&self) -> i64 {
         match self {
             Val::Int(v) => *v,
             Val::Null | Val::Mem(_) => 0,
@@ -138,7 +138,7 @@ impl Val {
         }
     }
 
-    fn same(&self, other: &Val) -> bool {
+    pub(crate) fn same(&self, other: &Val) -> bool {
         match (self, other) {
             (Val::Ptr(a), Val::Ptr(b)) => a == b,
             (Val::Ptr(_), _) | (_, Val::Ptr(_)) => false,
@@ -147,7 +147,55 @@ impl Val {
     }
 }
 
-type Eval<T> = Result<T, String>;
+pub(crate) type Eval<T> = Result<T, String>;
+
+/// The value of a node that computes from its inputs alone: a constant,
+/// arithmetic, a comparison or a cast. `None` for any other node. Both
+/// evaluators use it; they differ in where inputs come from.
+pub(crate) fn pure_value(
+    g: &Graph,
+    n: NodeId,
+    mut input: impl FnMut(usize) -> Eval<Val>,
+) -> Option<Eval<Val>> {
+    let int = |v: i64| Some(Ok(Val::Int(v)));
+    let mut both = |f: fn(i64, i64) -> i64| -> Option<Eval<Val>> {
+        let a = match input(1) {
+            Ok(a) => a.number(),
+            Err(e) => return Some(Err(e)),
+        };
+        match input(2) {
+            Ok(b) => Some(Ok(Val::Int(f(a, b.number())))),
+            Err(e) => Some(Err(e)),
+        }
+    };
+    match g.kind(n) {
+        NodeKind::Constant(t) => Some(Ok(match g.types.get(*t) {
+            Type::Int(_) => Val::Int(g.types.int_value(*t).unwrap_or(0)),
+            _ => Val::Null,
+        })),
+        NodeKind::Add => both(i64::wrapping_add),
+        NodeKind::Sub => both(i64::wrapping_sub),
+        NodeKind::Mul => both(i64::wrapping_mul),
+        // Division by zero gives 0, as in Simple.
+        NodeKind::Div => both(|a, b| if b == 0 { 0 } else { a.wrapping_div(b) }),
+        NodeKind::Minus => Some(input(1).map(|a| Val::Int(a.number().wrapping_neg()))),
+        NodeKind::Not => Some(input(1).map(|a| Val::Int(i64::from(a.number() == 0)))),
+        NodeKind::Bool(op) => {
+            let op = *op;
+            let (a, b) = match (input(1), input(2)) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(e), _) | (_, Err(e)) => return Some(Err(e)),
+            };
+            int(i64::from(match op {
+                BoolOp::Eq => a.same(&b),
+                BoolOp::Lt => a.number() < b.number(),
+                BoolOp::Le => a.number() <= b.number(),
+            }))
+        }
+        NodeKind::Cast { .. } => Some(input(1)),
+        _ => None,
+    }
+}
 
 struct Evaluator<'g> {
     g: &'g Graph,
@@ -271,33 +319,14 @@ impl Evaluator<'_> {
         let g = self.g;
         let v = stacker::maybe_grow(64 * 1024, 1024 * 1024, || -> Eval<Val> {
             let mut input = |i: usize| self.value_memo(g.in_(n, i), memo);
+            if let Some(v) = pure_value(g, n, &mut input) {
+                return v;
+            }
             Ok(match g.kind(n) {
-                NodeKind::Constant(t) => match g.types.get(*t) {
-                    Type::Int(_) => Val::Int(g.types.int_value(*t).unwrap_or(0)),
-                    _ => Val::Null,
-                },
                 NodeKind::Proj { idx: 1, .. } => Val::Int(self.arg),
                 // The initial state of a memory slice: nothing written.
                 NodeKind::Proj { .. } => Val::Mem(Memory::default()),
                 NodeKind::Phi { .. } => self.phis.get(&n).cloned().unwrap_or(Val::Int(0)),
-                NodeKind::Add => Val::Int(input(1)?.number().wrapping_add(input(2)?.number())),
-                NodeKind::Sub => Val::Int(input(1)?.number().wrapping_sub(input(2)?.number())),
-                NodeKind::Mul => Val::Int(input(1)?.number().wrapping_mul(input(2)?.number())),
-                NodeKind::Div => {
-                    let (a, b) = (input(1)?.number(), input(2)?.number());
-                    Val::Int(if b == 0 { 0 } else { a.wrapping_div(b) })
-                }
-                NodeKind::Minus => Val::Int(input(1)?.number().wrapping_neg()),
-                NodeKind::Not => Val::Int(i64::from(input(1)?.number() == 0)),
-                NodeKind::Bool(op) => {
-                    let (a, b) = (input(1)?, input(2)?);
-                    Val::Int(i64::from(match op {
-                        BoolOp::Eq => a.same(&b),
-                        BoolOp::Lt => a.number() < b.number(),
-                        BoolOp::Le => a.number() <= b.number(),
-                    }))
-                }
-                NodeKind::Cast { .. } => input(1)?,
                 NodeKind::New { ptr } => {
                     let made = self.news.borrow().get(&n).copied();
                     match made {
@@ -392,7 +421,7 @@ fn object(v: Val, field: &str) -> Eval<usize> {
 }
 
 /// The projection `idx` of a multi node, if it has one.
-fn projection(g: &Graph, multi: NodeId, idx: usize) -> Option<NodeId> {
+pub(crate) fn projection(g: &Graph, multi: NodeId, idx: usize) -> Option<NodeId> {
     g.outputs(multi)
         .iter()
         .copied()

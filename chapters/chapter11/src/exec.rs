@@ -15,49 +15,18 @@
 //! anti-dependences), every value computed before its uses. The fuzzer and
 //! the tests compare them.
 
-use crate::eval::{Outcome, Value};
+use crate::eval::{projection, pure_value, Eval, Memory, Outcome, Val, Value};
 use crate::gcm::{block, is_block_head};
 use crate::graph::{Graph, NodeId};
-use crate::node::{is_cfg, BoolOp, NodeKind};
-use crate::types::{Type, TypeId};
+use crate::node::{is_cfg, NodeKind};
+use crate::types::TypeId;
 use rustc_hash::FxHashMap;
-
-/// A value in a register.
-#[derive(Clone, Debug)]
-enum Val {
-    Int(i64),
-    Null,
-    /// An object, by its index in the heap.
-    Ptr(usize),
-    /// The state of memory: there is only the one heap, so nothing to hold.
-    Mem,
-}
-
-impl Val {
-    fn number(&self) -> i64 {
-        match self {
-            Val::Int(v) => *v,
-            Val::Null | Val::Mem => 0,
-            Val::Ptr(o) => *o as i64 + 1,
-        }
-    }
-
-    fn same(&self, other: &Val) -> bool {
-        match (self, other) {
-            (Val::Ptr(a), Val::Ptr(b)) => a == b,
-            (Val::Ptr(_), _) | (_, Val::Ptr(_)) => false,
-            _ => self.number() == other.number(),
-        }
-    }
-}
 
 /// An object on the heap: its struct type and its fields, by index.
 struct Object {
     ty: TypeId,
     fields: Vec<Option<Val>>,
 }
-
-type Exec<T> = Result<T, String>;
 
 /// Runs the scheduled program of `g` with `arg` bound to `arg`, allowing
 /// at most `loops` trips around loop back edges.
@@ -88,7 +57,7 @@ struct Machine<'g> {
 }
 
 impl Machine<'_> {
-    fn run(&mut self, mut loops: usize) -> Exec<Outcome> {
+    fn run(&mut self, mut loops: usize) -> Eval<Outcome> {
         let g = self.g;
         let mut blk = g.start();
         let mut from: Option<NodeId> = None;
@@ -148,7 +117,7 @@ impl Machine<'_> {
 
     /// Entering `region` along the path from `from`: every phi takes its
     /// input on that path, all read before any is set.
-    fn latch_phis(&mut self, region: NodeId, from: Option<NodeId>) -> Exec<()> {
+    fn latch_phis(&mut self, region: NodeId, from: Option<NodeId>) -> Eval<()> {
         let g = self.g;
         let Some(path) = g
             .inputs(region)
@@ -230,12 +199,12 @@ impl Machine<'_> {
         order
     }
 
-    fn reg(&self, n: NodeId) -> Exec<Val> {
+    fn reg(&self, n: NodeId) -> Eval<Val> {
         let g = self.g;
         match g.kind(n) {
             // Values that belong to no block: Start's projections.
             NodeKind::Proj { idx: 1, .. } => Ok(Val::Int(self.arg)),
-            NodeKind::Proj { .. } => Ok(Val::Mem),
+            NodeKind::Proj { .. } => Ok(Val::Mem(Memory::default())),
             _ => self.regs[n.nid() as usize]
                 .clone()
                 .ok_or_else(|| format!("{} used before it was computed", crate::node::label(g, n))),
@@ -243,33 +212,14 @@ impl Machine<'_> {
     }
 
     /// Computes `n`, whose inputs have their values.
-    fn compute(&mut self, n: NodeId) -> Exec<Val> {
+    fn compute(&mut self, n: NodeId) -> Eval<Val> {
         let g = self.g;
         let input = |i: usize| self.reg(g.in_(n, i));
+        if let Some(v) = pure_value(g, n, input) {
+            return v;
+        }
         Ok(match g.kind(n) {
-            NodeKind::Constant(t) => match g.types.get(*t) {
-                Type::Int(_) => Val::Int(g.types.int_value(*t).unwrap_or(0)),
-                _ => Val::Null,
-            },
             NodeKind::Proj { .. } => self.reg(n)?,
-            NodeKind::Add => Val::Int(input(1)?.number().wrapping_add(input(2)?.number())),
-            NodeKind::Sub => Val::Int(input(1)?.number().wrapping_sub(input(2)?.number())),
-            NodeKind::Mul => Val::Int(input(1)?.number().wrapping_mul(input(2)?.number())),
-            NodeKind::Div => {
-                let (a, b) = (input(1)?.number(), input(2)?.number());
-                Val::Int(if b == 0 { 0 } else { a.wrapping_div(b) })
-            }
-            NodeKind::Minus => Val::Int(input(1)?.number().wrapping_neg()),
-            NodeKind::Not => Val::Int(i64::from(input(1)?.number() == 0)),
-            NodeKind::Bool(op) => {
-                let (a, b) = (input(1)?, input(2)?);
-                Val::Int(i64::from(match op {
-                    BoolOp::Eq => a.same(&b),
-                    BoolOp::Lt => a.number() < b.number(),
-                    BoolOp::Le => a.number() <= b.number(),
-                }))
-            }
-            NodeKind::Cast { .. } => input(1)?,
             NodeKind::New { ptr } => {
                 let ty = g.types.pointee(*ptr).expect("new makes a pointer");
                 let count = g.types.field_count(ty);
@@ -283,7 +233,7 @@ impl Machine<'_> {
                 let (o, field) = self.field(input(2)?, *alias, name)?;
                 let value = input(3)?;
                 self.heap[o].fields[field] = Some(value);
-                Val::Mem
+                Val::Mem(Memory::default())
             }
             NodeKind::Load { name, alias, .. } => {
                 let (o, field) = self.field(input(2)?, *alias, name)?;
@@ -297,7 +247,7 @@ impl Machine<'_> {
     }
 
     /// The object and field index that a pointer and an alias class name.
-    fn field(&self, ptr: Val, alias: u32, name: &str) -> Exec<(usize, usize)> {
+    fn field(&self, ptr: Val, alias: u32, name: &str) -> Eval<(usize, usize)> {
         let Val::Ptr(o) = ptr else {
             return Err(format!("null pointer accessing '{name}'"));
         };
@@ -359,14 +309,6 @@ fn c_last(g: &Graph, blk: NodeId, next: NodeId) -> NodeId {
         c = succ;
     }
     blk
-}
-
-/// The projection `idx` of a multi node, if it has one.
-fn projection(g: &Graph, multi: NodeId, idx: usize) -> Option<NodeId> {
-    g.outputs(multi)
-        .iter()
-        .copied()
-        .find(|&u| matches!(g.kind(u), NodeKind::CProj { idx: i, .. } if *i == idx))
 }
 
 /// The control node that control flows to from `n` (not the dead control).
