@@ -11,14 +11,15 @@
 //!
 //! Memory is a value like any other, which is what SSA memory edges mean.
 //! The state of one alias class (one field of one struct) is the list of
-//! writes made to it, newest first; a Store's value is its input state with
+//! writes made to it, newest first (the whole memory `$mem`, which a class
+//! reads until a store splits it off, has none); a Store's value is its input state with
 //! one write added, and a Load searches its input state for the newest
 //! write to its object. A memory phi simply holds a state. The one effect
 //! that is not a pure function of inputs is allocation: a New makes a fresh
 //! object each time control passes the node it is anchored to.
 
 use crate::graph::{Graph, NodeId};
-use crate::node::{is_cfg, BoolOp, NodeKind};
+use crate::node::{is_cfg, mem_merge_slice, BoolOp, NodeKind};
 use crate::types::{Type, TypeId};
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
@@ -387,9 +388,11 @@ impl Evaluator<'_> {
         let first = self.first_alias.get(&ty).copied().unwrap_or(0);
         for idx in 0..g.types.field_count(ty) {
             let alias = first + idx as u32;
-            let slice = (2..g.n_ins(ret)).map(|i| g.in_(ret, i)).find(|&m| {
-                g.ty_opt(m)
-                    .is_some_and(|t| g.types.mem_alias(t) == Some(alias))
+            // The Return's memory: a merge of split-off slices, or the
+            // whole memory when nothing was split.
+            let slice = g.input(ret, 2).map(|m| match g.kind(m) {
+                NodeKind::MemMerge => mem_merge_slice(g, m, alias),
+                _ => m,
             });
             let value = match slice {
                 Some(m) => match memory(self.value(m)?).read(o) {

@@ -57,7 +57,7 @@
 //! block (Simple's `IRPrinter.prettyPrintScheduled`).
 
 use crate::graph::{Graph, NodeId};
-use crate::node::{is_cfg, label, NodeKind};
+use crate::node::{is_cfg, label, mem_merge_slice, NodeKind};
 use std::collections::VecDeque;
 use std::fmt::Write;
 
@@ -695,10 +695,37 @@ impl Late {
             self.anti[x.nid() as usize] = Some(load);
             b = s.idom(g, x);
         }
-        let mem = g.in_(load, 1);
+        let NodeKind::Load { alias, .. } = *g.kind(load) else {
+            unreachable!("find_anti_dep on a non-load")
+        };
+        // The memory states the Load reads: its input, and any merge that
+        // passes that state on unchanged for the Load's alias class (memory
+        // is split lazily, so one state may feed many classes).
+        let mut states = vec![g.in_(load, 1)];
+        while let Some(mem) = states.pop() {
+            lca = self.anti_deps_of(g, s, lca, load, alias, mem, &mut states);
+        }
+        lca
+    }
+
+    /// Raises the Load's LCA above each writer of class `alias` among the
+    /// users of memory state `mem`; pushes onto `states` the merges that
+    /// pass `mem` on for that class.
+    #[allow(clippy::too_many_arguments)]
+    fn anti_deps_of(
+        &mut self,
+        g: &mut Graph,
+        s: &mut Schedule,
+        mut lca: NodeId,
+        load: NodeId,
+        alias: u32,
+        mem: NodeId,
+        states: &mut Vec<NodeId>,
+    ) -> NodeId {
         for u in g.outputs(mem).to_vec() {
             match g.kind(u) {
-                NodeKind::Store { .. } => {
+                // A Store to another class leaves this one as it was.
+                NodeKind::Store { alias: a, .. } if *a == alias => {
                     // Placed already, memory users going first; make sure.
                     self.visit(g, s, u);
                     let Some(st_blk) = self.late[u.nid() as usize] else {
@@ -708,7 +735,9 @@ impl Late {
                     let st_early = g.input(u, 0).unwrap_or_else(|| g.start());
                     lca = self.anti_dep(g, s, load, st_blk, st_early, lca, Some(u));
                 }
-                NodeKind::Phi { .. } => {
+                NodeKind::Phi { declared, .. }
+                    if g.types.mem_alias(*declared).is_none_or(|a| a == alias) =>
+                {
                     // Memory changes at the end of each path that brings
                     // `mem` into the Phi: the LCA may rise, no edge to add.
                     let region = g.in_(u, 0);
@@ -721,8 +750,11 @@ impl Late {
                         }
                     }
                 }
+                // A merge hands the state on, if the class is not split.
+                NodeKind::MemMerge if mem_merge_slice(g, u, alias) == mem => states.push(u),
                 // Loads and Returns only read memory; a Never only keeps a
-                // loop's memory Phi alive. (Simple stops with "not yet
+                // loop's memory Phi alive; Stores and Phis of other classes
+                // do not touch this one. (Simple stops with "not yet
                 // implemented" on any other use, a Never included.)
                 _ => {}
             }

@@ -21,11 +21,17 @@
 //!            | '(' expr ')'
 //! ```
 //!
-//! Memory is threaded through the scope like any variable: each alias class
-//! (one per field of each struct) is bound to a name `$N` that no program
-//! can spell, so `if`, loops and lazy phis merge memory exactly as they
-//! merge values. A Load reads and a Store replaces the binding of its
-//! field's class.
+//! Memory is threaded through the scope like any variable, under names no
+//! program can spell, and it is split lazily. The first `struct` binds
+//! `$mem`, the whole of memory that Start hands in. Each field is an alias
+//! class `N`, bound as `$N` to the very same `$mem` value: nothing has split
+//! it off yet, so a Load of a field nobody stored reads `$mem` itself. A
+//! Store to the field consumes the class's current state and rebinds `$N`
+//! to the new one, and from then on the class is a slice of its own.
+//! Because `if`, loops and lazy phis merge memory exactly as they merge
+//! values, a memory Phi appears only for a class whose state differs
+//! between paths, that is, only where a store split it. At a `return`, a
+//! MemMerge gathers the slices that were split, over `$mem` for the rest.
 //!
 //! Binary operators associate to the left (`1-2-3` is `(1-2)-3`), as they
 //! do in Simple from this chapter on; the peepholes then put sums into
@@ -38,8 +44,8 @@ use crate::error::Error;
 use crate::graph::{Graph, NodeId};
 use crate::lexer::Lexer;
 use crate::node::{
-    self, cproj_new, if_new, load_new, loop_new, new_new, proj_new, return_new, scope, store_new,
-    BoolOp, NodeKind,
+    self, cproj_new, if_new, load_new, loop_new, mem_merge_new, new_new, proj_new, return_new,
+    scope, store_new, BoolOp, NodeKind,
 };
 use crate::types::{TypeId, Types};
 use rustc_hash::FxHashMap;
@@ -78,6 +84,9 @@ pub struct Parser<'a> {
     depth: usize,
     /// The structs declared so far, by name.
     structs: FxHashMap<String, StructInfo>,
+    /// The alias class the next declared field gets. Class 1 stands for all
+    /// of memory (`$mem`); fields count from 2.
+    next_alias: u32,
 }
 
 impl Parser<'_> {
@@ -131,6 +140,7 @@ impl<'a> Parser<'a> {
             break_scope: None,
             depth: 0,
             structs: FxHashMap::default(),
+            next_alias: 2,
         }
     }
 
@@ -410,17 +420,23 @@ impl<'a> Parser<'a> {
 
     /// A Return of `expr` at the current control, added to Stop.
     fn add_return(&mut self, expr: NodeId) {
-        // The final state of every memory slice goes with the Return.
-        let mut memory = Vec::new();
-        for name in scope::reverse_names(&self.graph, self.scope) {
-            if name.starts_with('$') && name != scope::CTRL {
-                let slice = scope::lookup(&mut self.graph, self.scope, &name)
-                    .expect("a bound name resolves");
-                memory.push(slice);
+        // The final state of memory goes with the Return: the classes that
+        // stores split off, merged over the whole memory.
+        let memory = scope::lookup(&mut self.graph, self.scope, MEM).map(|all| {
+            let mut slices = Vec::new();
+            for name in scope::reverse_names(&self.graph, self.scope) {
+                if let Some(alias) = name.strip_prefix('$').and_then(|a| a.parse().ok()) {
+                    let state = self.memory(alias);
+                    if state != all {
+                        slices.push((alias, state));
+                    }
+                }
             }
-        }
+            let merge = mem_merge_new(&mut self.graph, all, &slices);
+            self.peephole(merge)
+        });
         let ctrl = self.ctrl();
-        let ret = return_new(&mut self.graph, ctrl, expr, &memory);
+        let ret = return_new(&mut self.graph, ctrl, expr, memory);
         let ret = self.peephole(ret);
         self.graph.add_def(self.stop, Some(ret));
     }
@@ -545,8 +561,9 @@ impl<'a> Parser<'a> {
     }
 
     /// `struct S { int a; int b; }`, `struct` already read, and then the
-    /// statement after it. Each field becomes an alias class: a new memory
-    /// slice projected from Start and bound in the scope as `$N`.
+    /// statement after it. Each field becomes an alias class, bound in the
+    /// scope as `$N` to the whole memory `$mem` (made from Start by the
+    /// first struct) until a store splits it off.
     fn parse_struct(&mut self) -> Result<(), Error> {
         // Memory slices live in the program's outermost block, so that
         // they outlive every statement that may use them.
@@ -581,15 +598,23 @@ impl<'a> Parser<'a> {
         }
         self.require("}")?;
         let ty = self.graph.types.struct_of(&name, &fields);
-        let first_alias = node::start_add_aliases(&mut self.graph, fields.len());
+        let first_alias = self.next_alias;
+        self.next_alias += fields.len() as u32;
         self.structs.insert(name, StructInfo { ty, first_alias });
-        let start = self.graph.start();
-        for alias in first_alias..first_alias + fields.len() as u32 {
-            let slice = mem_name(alias);
-            let proj = proj_new(&mut self.graph, start, alias as usize, &slice);
-            let proj = self.peephole(proj);
+        let all = match scope::lookup(&mut self.graph, self.scope, MEM) {
+            Some(all) => all,
+            None => {
+                let start = self.graph.start();
+                let idx = node::start_add_memory(&mut self.graph);
+                let proj = proj_new(&mut self.graph, start, idx, MEM);
+                let proj = self.peephole(proj);
+                scope::define(&mut self.graph, self.scope, MEM, Types::MEM_BOT, proj);
+                proj
+            }
+        };
+        for alias in first_alias..self.next_alias {
             let mem = self.graph.types.mem(alias);
-            scope::define(&mut self.graph, self.scope, &slice, mem, proj);
+            scope::define(&mut self.graph, self.scope, &mem_name(alias), mem, all);
         }
         self.parse_statement()
     }
@@ -731,7 +756,6 @@ impl<'a> Parser<'a> {
                 ));
             };
             let alias = info.first_alias + idx as u32;
-            let slice = mem_name(alias);
             if self.lexer.matches("=") {
                 if self.lexer.peek_is('=') {
                     // It was `==`: put the first '=' back.
@@ -740,23 +764,25 @@ impl<'a> Parser<'a> {
                 } else {
                     let value = self.parse_expression()?;
                     let ctrl = self.ctrl();
-                    let mem = self.memory(&slice);
+                    let mem = self.memory(alias);
                     let st = store_new(&mut self.graph, &name, alias, at, ctrl, mem, expr, value);
                     let st = self.peephole(st);
-                    scope::update(&mut self.graph, self.scope, &slice, st);
+                    scope::update(&mut self.graph, self.scope, &mem_name(alias), st);
                     return Ok(expr);
                 }
             }
             let declared = self.graph.types.field_type(obj, idx);
-            let mem = self.memory(&slice);
+            let mem = self.memory(alias);
             let load = load_new(&mut self.graph, &name, alias, declared, at, mem, expr);
             expr = self.peephole(load);
         }
     }
 
-    /// The current state of a memory slice.
-    fn memory(&mut self, slice: &str) -> NodeId {
-        scope::lookup(&mut self.graph, self.scope, slice).expect("memory slices stay in scope")
+    /// The current state of alias class `alias`: `$mem` itself until a
+    /// store splits the class off.
+    fn memory(&mut self, alias: u32) -> NodeId {
+        scope::lookup(&mut self.graph, self.scope, &mem_name(alias))
+            .expect("memory slices stay in scope")
     }
 
     /// `new S`: a New, then a Store of 0 to each field.
@@ -770,17 +796,16 @@ impl<'a> Parser<'a> {
         let count = self.graph.types.field_count(info.ty);
         let at = self.lexer.pos();
         for alias in info.first_alias..info.first_alias + count as u32 {
-            let slice = mem_name(alias);
             let obj = info.ty;
             let name = self
                 .graph
                 .types
                 .field_name(obj, (alias - info.first_alias) as usize);
-            let mem = self.memory(&slice);
+            let mem = self.memory(alias);
             let ctrl = self.ctrl();
             let st = store_new(&mut self.graph, &name, alias, at, ctrl, mem, n, zero);
             let st = self.peephole(st);
-            scope::update(&mut self.graph, self.scope, &slice, st);
+            scope::update(&mut self.graph, self.scope, &mem_name(alias), st);
         }
         self.graph.unkeep(n)
     }
@@ -875,8 +900,11 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// The scope name of the whole memory; no program can name it, as
+/// identifiers cannot contain `$`.
+const MEM: &str = "$mem";
+
 /// The scope name of the memory slice of alias class `alias`: `$2`, `$3`...
-/// No program can name it, as identifiers cannot contain `$`.
 fn mem_name(alias: u32) -> String {
     format!("${alias}")
 }

@@ -18,6 +18,7 @@ mod div;
 mod if_;
 mod load;
 mod loop_;
+mod mem_merge;
 mod minus;
 mod mul;
 mod new;
@@ -37,11 +38,12 @@ pub use cast::new as cast_new;
 pub use if_::new as if_new;
 pub use load::new as load_new;
 pub use loop_::new as loop_new;
+pub use mem_merge::{new as mem_merge_new, slice as mem_merge_slice};
 pub use new::new as new_new;
 pub use proj::{new as proj_new, new_cproj as cproj_new};
 pub use return_::new as return_new;
 pub use scope::ScopeNames;
-pub use start::{add_aliases as start_add_aliases, new as start_new};
+pub use start::{add_memory as start_add_memory, new as start_new};
 pub use stop::{new as stop_new, ret};
 pub use store::new as store_new;
 
@@ -74,7 +76,7 @@ pub enum NodeKind {
     Bool(BoolOp),
     /// Branches on `in(1)`; its true and false arms are projections.
     If,
-    /// Selects data element `idx` of Start: `arg` or a memory slice.
+    /// Selects data element `idx` of Start: `arg` or the whole memory.
     Proj {
         idx: usize,
         label: String,
@@ -125,6 +127,9 @@ pub enum NodeKind {
         alias: u32,
         at: usize,
     },
+    /// All of memory: `in(1)` is the state of every alias class not
+    /// listed, `in(a)` (if present) the state of alias class `a`.
+    MemMerge,
     /// Narrows `in(1)` to `ty` (a type known to hold under control `in(0)`),
     /// e.g. a pointer known not to be null inside `if (ptr)`.
     Cast {
@@ -188,6 +193,7 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::Load { .. } => "Load".into(),
         NodeKind::Store { .. } => "Store".into(),
         NodeKind::Cast { ty } => format!("({})", g.types.str(*ty)),
+        NodeKind::MemMerge => "ALLMEM".into(),
     }
 }
 
@@ -217,6 +223,7 @@ pub fn glabel(g: &Graph, n: NodeId) -> String {
         }
         NodeKind::Load { name, .. } => format!(".{name}"),
         NodeKind::Store { name, .. } => format!(".{name} ="),
+        NodeKind::MemMerge => "MEM".into(),
         _ => label(g, n),
     }
 }
@@ -237,11 +244,11 @@ pub fn is_cfg(g: &Graph, n: NodeId) -> bool {
     )
 }
 
-/// Nodes that produce memory: stores, memory phis and Start's memory
-/// projections.
+/// Nodes that produce memory: stores, memory phis, merges and Start's
+/// memory projection.
 pub fn is_mem(g: &Graph, n: NodeId) -> bool {
     match g.kind(n) {
-        NodeKind::Store { .. } => true,
+        NodeKind::Store { .. } | NodeKind::MemMerge => true,
         NodeKind::Phi { declared, .. } => g.types.is_mem(*declared),
         NodeKind::Proj { .. } => g.ty_opt(n).is_some_and(|t| g.types.is_mem(t)),
         _ => false,
@@ -284,6 +291,7 @@ pub(crate) fn compute(g: &mut Graph, n: NodeId) -> TypeId {
             g.types.mem(alias)
         }
         NodeKind::Cast { ty } => cast::compute(g, n, *ty),
+        NodeKind::MemMerge => Types::MEM_BOT,
     }
 }
 
@@ -310,6 +318,7 @@ fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         NodeKind::Load { .. } => load::idealize(g, n),
         NodeKind::Store { .. } => store::idealize(g, n),
         NodeKind::Cast { ty } => cast::idealize(g, n, *ty),
+        NodeKind::MemMerge => mem_merge::idealize(g, n),
         _ => None,
     }
 }
@@ -646,6 +655,7 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
                 out.push_str(name);
             }
             NodeKind::Store { .. } => store::print(g, n, out),
+            NodeKind::MemMerge => mem_merge::print(g, n, out),
             NodeKind::Cast { .. } => {
                 out.push_str(&label(g, n));
                 print(g, g.in_(n, 1), out);

@@ -54,7 +54,9 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
         };
     }
     let declared = declared(g, n);
-    if region::in_progress(g, region) {
+    // A phi of one memory class holds that class, even where an input is
+    // the whole memory (a class not yet split off, see the parser).
+    if region::in_progress(g, region) || g.types.mem_alias(declared).is_some() {
         return declared;
     }
     // Start from the top of the declared type's own lattice.

@@ -2,14 +2,13 @@
 //!
 //! Control projections (CProj) are Start's initial control (`$ctrl`) and
 //! the True and False arms of an If; each begins a basic block. Data
-//! projections (Proj) are Start's `arg` and one memory slice per alias
-//! class (`$2`, `$3`, ...).
+//! projections (Proj) are Start's `arg` and the whole memory (`$mem`).
 
 use super::NodeKind;
 use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
 
-/// A data projection of Start: `arg` or a memory slice.
+/// A data projection of Start: `arg` or the whole memory.
 pub fn new(g: &mut Graph, multi: NodeId, idx: usize, label: &str) -> NodeId {
     let label = label.to_owned();
     g.add_node(NodeKind::Proj { idx, label }, vec![Some(multi)])

@@ -1,15 +1,16 @@
 //! Return: hands `in(1)` back to the caller under control `in(0)`.
 //!
-//! Its remaining inputs are the final state of every memory slice, so that
-//! stores the caller could observe stay alive.
+//! Input 2, once the program has structs, is the final state of all of
+//! memory (a MemMerge of the slices that stores split off), so that stores
+//! the caller could observe stay alive.
 
 use super::{print as print_node, NodeKind, Printer};
 use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
 
-pub fn new(g: &mut Graph, ctrl: NodeId, expr: NodeId, memory: &[NodeId]) -> NodeId {
+pub fn new(g: &mut Graph, ctrl: NodeId, expr: NodeId, memory: Option<NodeId>) -> NodeId {
     let mut inputs = vec![Some(ctrl), Some(expr)];
-    inputs.extend(memory.iter().map(|&m| Some(m)));
+    inputs.extend(memory.map(Some));
     g.add_node(NodeKind::Return, inputs)
 }
 

@@ -1,14 +1,15 @@
 //! Start: the entry of the function.
 //!
-//! Start's value is a tuple: the initial control, the argument `arg`, and
-//! the initial state of each memory slice. Projections take it apart (see
-//! `proj.rs`). The tuple grows as each `struct` declaration adds one alias
-//! class per field; `compute` returns it, and Start has no rewrites and no
+//! Start's value is a tuple: the initial control, the argument `arg`, and,
+//! once a program declares a `struct`, the whole of memory as one value.
+//! Projections take it apart (see `proj.rs`). Alias classes are not in the
+//! tuple: they are split off that one value as stores need them (see the
+//! parser). `compute` returns the tuple, and Start has no rewrites and no
 //! dominator.
 
 use super::NodeKind;
 use crate::graph::{Graph, NodeId};
-use crate::types::{Type, TypeId};
+use crate::types::{Type, TypeId, Types};
 
 /// Makes Start with the tuple type `args` and records it in the graph.
 pub fn new(g: &mut Graph, args: TypeId) -> NodeId {
@@ -18,9 +19,10 @@ pub fn new(g: &mut Graph, args: TypeId) -> NodeId {
     start
 }
 
-/// Adds `count` memory slices to Start's tuple and returns the alias class
-/// of the first; they are numbered by their position in the tuple.
-pub fn add_aliases(g: &mut Graph, count: usize) -> u32 {
+/// Adds the whole memory to Start's tuple, once, when the first `struct`
+/// is declared (a program without structs has no memory). Returns its
+/// index in the tuple.
+pub fn add_memory(g: &mut Graph) -> usize {
     let start = g.start();
     let NodeKind::Start { args } = *g.kind(start) else {
         unreachable!("the start node is a Start")
@@ -29,12 +31,9 @@ pub fn add_aliases(g: &mut Graph, count: usize) -> u32 {
         Type::Tuple(elems) => elems.to_vec(),
         _ => unreachable!("Start's type is a tuple"),
     };
-    let first = elems.len() as u32;
-    for alias in first..first + count as u32 {
-        elems.push(g.types.mem(alias));
-    }
+    elems.push(Types::MEM_BOT);
     let args = g.types.tuple(&elems);
     *g.kind_mut(start) = NodeKind::Start { args };
     g.set_ty(start, args);
-    first
+    elems.len() - 1
 }
