@@ -773,3 +773,96 @@ fn test_listing_anti_deps5() {
     ];
     assert_eq!(listing(&code), expected);
 }
+
+// Lazy memory splitting: this chapter's own memory model, not in Simple's
+// chapter 11 tests (see the README). The expected listings are ours.
+
+#[test]
+fn test_lazy_memory_unstored_classes_stay_whole() {
+    // B is declared but never made: its classes 3 and 4 are never split
+    // off `$mem` (node 8), so the Return's ALLMEM lists class 2 only.
+    let code = parse_iterated(
+        "struct A { int x; }\nstruct B { int y; int z; }\nA a = new A;\na.x = arg;\nreturn a;\n",
+    );
+    let expected = [
+        "START:                            [[   ]]  ",
+        "   7 arg        2                 [[    11       ]]  int",
+        "   8 $mem       2                 [[    11   12  ]]  MEM#BOT",
+        "",
+        "L6:                               [[  START      ]]  ",
+        "  11 Store      6    8    9    7  [[    12       ]]  MEM#2",
+        "   9 new        6                 [[    11   13  ]]  *A",
+        "  12 ALLMEM     6    8   11       [[    13       ]]  MEM#BOT",
+        "  13 Return     6    9   12       [[     3       ]]  [Ctrl,*A {",
+        "  x:IntBot;",
+        "}]",
+        "",
+        "L3:                               [[  L6         ]]  ",
+        "",
+    ];
+    assert_eq!(listing(&code), expected);
+    let obj = Outcome::Value(Value::Obj {
+        name: "A".into(),
+        fields: vec![("x".into(), Value::Int(7))],
+    });
+    assert_outcome(&code, 7, &obj);
+}
+
+#[test]
+fn test_lazy_memory_phis_only_where_stored() {
+    // Both classes are split by the zeroing stores of `new`, but only
+    // class 2 is stored in the loop: it alone gets memory Phis (32, 45).
+    // The loop reads b.y, which made a class 3 Phi at the head while the
+    // body was parsed; it was useless and is gone. B's zeroing Store (12)
+    // is used only by the ALLMEM, so it sinks to the loop exit.
+    let code = parse_iterated(
+        "struct A { int x; }\nstruct B { int y; }\nA a = new A;\nB b = new B;\nint i = 0;\n\
+         while (i < arg) { i = i + 1; if (i == 3) a.x = a.x + b.y + i; }\nreturn a.x;\n",
+    );
+    let expected = [
+        "START:                            [[   ]]  ",
+        "   7 arg        2                 [[    17       ]]  int",
+        "   4 #0         2                 [[  ____   10   12   16  ]]  0",
+        "   8 $mem       2                 [[    10   12   50  ]]  MEM#BOT",
+        "",
+        "L6:                               [[  START      ]]  ",
+        "  26 #3         6                 [[    25       ]]  3",
+        "  24 #1         6                 [[    23   42  ]]  1",
+        "  10 Store      6    8    9    4  [[    32       ]]  MEM#2",
+        "  11 new        6                 [[    12       ]]  *B",
+        "   9 new        6                 [[    10   43   49  ]]  *A",
+        "",
+        "LOOP14:                           [[  L6        L44        ]]  ",
+        "  32 Phi_$2    14   10   45       [[    50   43   49   45  ]]  MEM#2",
+        "  16 Phi_i     14    4   23       [[    52   23   17  ]]  int",
+        "  17 LT        14   16    7       [[    19       ]]  int",
+        "  19 If        14   17            [[    20   21  ]]  [Ctrl,Ctrl]",
+        "  49 Load      14   32    9       [[    51   52   43  ]]  int",
+        "",
+        "L20:                              [[  LOOP14     ]]  ",
+        "  25 EQ        20   23   26       [[    27       ]]  int",
+        "  27 If        20   25            [[    28   29  ]]  [Ctrl,Ctrl]",
+        "  23 Add       20   16   24       [[    16   25  ]]  int",
+        "",
+        "L21:                              [[  LOOP14     ]]  ",
+        "  12 Store     21    8   11    4  [[    50       ]]  MEM#3",
+        "  50 ALLMEM    21    8   32   12  [[    51       ]]  MEM#BOT",
+        "  51 Return    21   49   50       [[     3       ]]  [Ctrl,IntBot]",
+        "",
+        "L3:                               [[  L21        ]]  ",
+        "",
+        "L28:                              [[  L20        ]]  ",
+        "  52 Add       28   16   49       [[    42       ]]  int",
+        "  42 Add       28   52   24       [[    43       ]]  int",
+        "  43 Store     28   32    9   42   49  [[    45  ]]  MEM#2",
+        "",
+        "L29:                              [[  L20        ]]  ",
+        "",
+        "L44:                              [[  L28       L29        ]]  ",
+        "  45 Phi_$2    44   43   32       [[    32       ]]  MEM#2",
+        "",
+    ];
+    assert_eq!(listing(&code), expected);
+    assert_evaluates(&code, 2, 0);
+    assert_evaluates(&code, 5, 3);
+}
