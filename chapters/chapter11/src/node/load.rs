@@ -108,11 +108,17 @@ fn defined_above(g: &mut Graph, ptr: NodeId, region: NodeId) -> bool {
         _ => return false,
     };
     // Walk up the dominator tree from the anchor; meeting `region` means
-    // the value is made at or below it.
+    // the value is made at or below it. Depth falls at every step, so once
+    // above the region's depth the walk cannot meet it: stop there rather
+    // than at Start (a walk to Start for every Load would be quadratic).
+    let floor = super::idepth(g, region);
     let mut c = Some(anchor);
     while let Some(x) = c {
         if x == region {
             return false;
+        }
+        if super::idepth(g, x) < floor {
+            break;
         }
         c = super::idom(g, x);
     }
