@@ -25,9 +25,11 @@
 use crate::iter::WorkList;
 use crate::node::NodeKind;
 use crate::types::{TypeId, Types};
-use rustc_hash::FxHashMap;
+use hashbrown::HashTable;
+use rustc_hash::{FxHashMap, FxHasher};
+use smallvec::SmallVec;
 use std::fmt;
-use std::mem::Discriminant;
+use std::hash::{Hash, Hasher};
 use std::num::NonZeroU32;
 
 /// The name of a node: its index in the arena plus one.
@@ -56,6 +58,11 @@ impl fmt::Display for NodeId {
     }
 }
 
+/// A list of edges. Most nodes have at most four inputs and four users;
+/// those are kept inside the node itself, so that walking the graph reads
+/// one place in memory per node rather than three.
+type Edges<T> = SmallVec<[T; 4]>;
+
 /// The users of a node, in the order Simple's own list would have them
 /// (the order is observable: users are revisited in it). Most nodes have a
 /// handful. A few, such as Start (the input of every constant), `arg` and
@@ -64,7 +71,7 @@ impl fmt::Display for NodeId {
 /// where each user sits.
 #[derive(Default)]
 struct Users {
-    list: Vec<NodeId>,
+    list: Edges<NodeId>,
     /// For a long list: where each user is listed.
     at: Option<Box<FxHashMap<NodeId, Slots>>>,
 }
@@ -198,7 +205,7 @@ impl Users {
 /// unordered outputs and its current type.
 pub struct Node {
     pub kind: NodeKind,
-    inputs: Vec<Option<NodeId>>,
+    inputs: Edges<Option<NodeId>>,
     outputs: Users,
     /// Temporary pins that keep a node alive while the parser or a peephole
     /// holds it without an output edge (Simple's `keep()`).
@@ -215,12 +222,23 @@ pub struct Node {
 }
 
 /// What makes two nodes the same computation: the operator (with its data,
-/// such as a constant's value) and the very same inputs.
-#[derive(Clone, PartialEq, Eq, Hash)]
-struct GvnKey {
-    op: Discriminant<NodeKind>,
-    data: u64,
-    inputs: Box<[Option<NodeId>]>,
+/// such as a constant's value) and the very same inputs. The table keeps no
+/// copy of this key: a node in the table is locked (see `unlock`), so its
+/// key can be read from the node itself whenever it is needed.
+fn gvn_hash(nodes: &[Node], n: NodeId) -> u64 {
+    let node = &nodes[n.index()];
+    let mut h = FxHasher::default();
+    std::mem::discriminant(&node.kind).hash(&mut h);
+    node.kind.gvn_data().hash(&mut h);
+    node.inputs.hash(&mut h);
+    h.finish()
+}
+
+fn gvn_same(nodes: &[Node], a: NodeId, b: NodeId) -> bool {
+    let (x, y) = (&nodes[a.index()], &nodes[b.index()]);
+    std::mem::discriminant(&x.kind) == std::mem::discriminant(&y.kind)
+        && x.kind.gvn_data() == y.kind.gvn_data()
+        && x.inputs == y.inputs
 }
 
 /// The graph of one compilation: nodes, types and the distinguished nodes.
@@ -235,7 +253,7 @@ pub struct Graph {
     /// Turns peephole optimization off, to observe the graph as parsed.
     pub disable_peephole: bool,
     /// Global value numbering: the one node for each distinct computation.
-    gvn: FxHashMap<GvnKey, NodeId>,
+    gvn: HashTable<NodeId>,
     /// Nodes that may be optimizable, for the iterative optimizer.
     pub work: WorkList,
 }
@@ -249,7 +267,7 @@ impl Graph {
             zero: None,
             xctrl: None,
             disable_peephole: false,
-            gvn: FxHashMap::default(),
+            gvn: HashTable::new(),
             work: WorkList::new(123),
         }
     }
@@ -262,7 +280,7 @@ impl Graph {
         }
         self.nodes.push(Node {
             kind,
-            inputs,
+            inputs: Edges::from_vec(inputs),
             outputs: Users::default(),
             keeps: 0,
             ty: None,
@@ -544,7 +562,7 @@ impl Graph {
                     let node = &mut self.nodes[top.index()];
                     node.ty = None;
                     // Give the dead node's edge lists back to the allocator.
-                    node.inputs = Vec::new();
+                    node.inputs = Edges::new();
                     node.outputs = Users::default();
                     stack.pop();
                 }
@@ -578,18 +596,12 @@ impl Graph {
     /// Takes `n` out of the value-numbering table before its inputs change.
     pub fn unlock(&mut self, n: NodeId) {
         if std::mem::take(&mut self.nodes[n.index()].in_gvn) {
-            let key = self.gvn_key(n);
-            let removed = self.gvn.remove(&key);
-            debug_assert_eq!(removed, Some(n), "the table held another node for {n}");
-        }
-    }
-
-    fn gvn_key(&self, n: NodeId) -> GvnKey {
-        let node = &self.nodes[n.index()];
-        GvnKey {
-            op: std::mem::discriminant(&node.kind),
-            data: node.kind.gvn_data(),
-            inputs: node.inputs.as_slice().into(),
+            let hash = gvn_hash(&self.nodes, n);
+            let found = self.gvn.find_entry(hash, |&m| m == n);
+            debug_assert!(found.is_ok(), "node {n} is not in the table");
+            if let Ok(entry) = found {
+                entry.remove();
+            }
         }
     }
 
@@ -601,25 +613,33 @@ impl Graph {
         if self.nodes[n.index()].in_gvn || !crate::node::gvn_eligible(self, n) {
             return None;
         }
-        let key = self.gvn_key(n);
-        match self.gvn.get(&key) {
+        let nodes = &self.nodes;
+        let hash = gvn_hash(nodes, n);
+        match self.gvn.find(hash, |&m| gvn_same(nodes, m, n)) {
             Some(&m) if m != n => Some(m),
             Some(_) => None,
             None => {
-                self.gvn.insert(key, n);
+                self.gvn.insert_unique(hash, n, |&m| gvn_hash(nodes, m));
                 self.nodes[n.index()].in_gvn = true;
                 None
             }
         }
     }
 
+    /// A list of dependents longer than this is no longer searched.
+    const SHORT_DEPS: usize = 8;
+
     /// Records that a peephole of `dep` looked at `n`: when `n` changes,
     /// `dep` is queued again. Neighbours are queued anyway and need no entry.
     pub fn add_dep(&mut self, n: NodeId, dep: NodeId) -> NodeId {
         let node = &self.nodes[n.index()];
-        // `dep` is a user of `n` exactly when `n` is an input of `dep`; ask
-        // the short list (a shared node such as `arg` has many users).
-        if !node.deps.contains(&dep)
+        // A node that many peepholes look at (such as `arg`) gathers a long
+        // list; searching it every time would be quadratic, so a long list
+        // may hold a node twice. Queueing is idempotent: a repeat changes
+        // nothing. `dep` is a user of `n` exactly when `n` is an input of
+        // `dep`; ask that short list rather than `n`'s many users.
+        let listed = node.deps.len() <= Self::SHORT_DEPS && node.deps.contains(&dep);
+        if !listed
             && !node.inputs.contains(&Some(dep))
             && !self.nodes[dep.index()].inputs.contains(&Some(n))
         {
@@ -696,7 +716,7 @@ mod tests {
                 }
                 _ => assert_eq!(users.pop(), plain.pop()),
             }
-            assert_eq!(users.list, plain);
+            assert_eq!(users.list.as_slice(), plain.as_slice());
         }
         assert!(plain.len() > 300, "the list grew long: {}", plain.len());
         assert!(users.at.is_some());
