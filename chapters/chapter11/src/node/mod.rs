@@ -79,13 +79,13 @@ pub enum NodeKind {
     /// Selects data element `idx` of Start: `arg` or the whole memory.
     Proj {
         idx: usize,
-        label: String,
+        label: Box<str>,
     },
     /// A control projection: arm `idx` of an If (True 0, False 1) or of a
     /// Never, or Start's initial control (`$ctrl`). Each begins a block.
     CProj {
         idx: usize,
-        label: String,
+        label: Box<str>,
     },
     /// Dead control. There is one, made with Start and kept; input 0 is
     /// Start.
@@ -103,7 +103,7 @@ pub enum NodeKind {
     /// type stays within `declared`: an int phi stays an int, a memory phi
     /// memory.
     Phi {
-        label: String,
+        label: Box<str>,
         declared: TypeId,
     },
     /// Allocates a struct; `in(0)` is the control that anchors it. Its
@@ -115,17 +115,17 @@ pub enum NodeKind {
     /// memory slice, `in(2)` the pointer. `at` is the source offset, for
     /// error messages.
     Load {
-        name: String,
+        name: Box<str>,
         alias: u32,
         declared: TypeId,
-        at: usize,
+        at: u32,
     },
     /// Writes `in(3)` into field `name` of `in(2)`, in memory slice `in(1)`;
     /// its value is the new state of that slice.
     Store {
-        name: String,
+        name: Box<str>,
         alias: u32,
-        at: usize,
+        at: u32,
     },
     /// All of memory: `in(1)` is the state of every alias class not
     /// listed, `in(a)` (if present) the state of alias class `a`.
@@ -167,6 +167,12 @@ impl NodeKind {
     }
 }
 
+/// A source offset as a node keeps it: four bytes are plenty (a program
+/// longer than 4 GiB points its errors at the 4 GiB mark).
+pub(crate) fn source_offset(at: usize) -> u32 {
+    u32::try_from(at).unwrap_or(u32::MAX)
+}
+
 /// A short name, e.g. `Add`, `Region` or `EQ`.
 pub fn label(g: &Graph, n: NodeId) -> String {
     match g.kind(n) {
@@ -182,7 +188,7 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::Not => "Not".into(),
         NodeKind::Bool(op) => op.name().into(),
         NodeKind::If => "If".into(),
-        NodeKind::Proj { label, .. } | NodeKind::CProj { label, .. } => label.clone(),
+        NodeKind::Proj { label, .. } | NodeKind::CProj { label, .. } => label.to_string(),
         NodeKind::XCtrl => "Xctrl".into(),
         NodeKind::Never => "Never".into(),
         NodeKind::Region => "Region".into(),
@@ -439,7 +445,7 @@ pub fn error(g: &Graph, n: NodeId) -> Option<crate::Error> {
     };
     let ptr = g.ty(g.in_(n, 2));
     (ptr == Types::BOTTOM || g.types.is_nullable(ptr))
-        .then(|| crate::Error::new(format!("Might be null accessing '{name}'"), *at))
+        .then(|| crate::Error::new(format!("Might be null accessing '{name}'"), *at as usize))
 }
 
 /// The first [`error`] in the graph around `root`, searching depth first

@@ -10,13 +10,13 @@ use crate::types::{TypeId, Types};
 
 /// A data projection of Start: `arg` or the whole memory.
 pub fn new(g: &mut Graph, multi: NodeId, idx: usize, label: &str) -> NodeId {
-    let label = label.to_owned();
+    let label = label.into();
     g.add_node(NodeKind::Proj { idx, label }, vec![Some(multi)])
 }
 
 /// A control projection: an arm of an If, or Start's control.
 pub fn new_cproj(g: &mut Graph, multi: NodeId, idx: usize, label: &str) -> NodeId {
-    let label = label.to_owned();
+    let label = label.into();
     g.add_node(NodeKind::CProj { idx, label }, vec![Some(multi)])
 }
 
