@@ -17,6 +17,8 @@
 
 use crate::node::NodeKind;
 use crate::types::{TypeId, Types};
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
 use std::fmt;
 use std::num::NonZeroU32;
 
@@ -46,12 +48,157 @@ impl fmt::Display for NodeId {
     }
 }
 
+/// A list of edges. Most nodes have at most four inputs and four users;
+/// those are kept inside the node itself, so that walking the graph reads
+/// one place in memory per node rather than three.
+type Edges<T> = SmallVec<[T; 4]>;
+
+/// The users of a node, in the order Simple's own list would have them
+/// (the order is observable: users are revisited in it). Most nodes have a
+/// handful. A few, such as Start (the input of every constant), `arg` and
+/// the shared 0, have one per statement or more, and dropping one user must
+/// not search them all: past [`Users::INDEXED`] users the list also keeps
+/// where each user sits.
+#[derive(Default)]
+struct Users {
+    list: Edges<NodeId>,
+    /// For a long list: where each user is listed.
+    at: Option<Box<FxHashMap<NodeId, Slots>>>,
+}
+
+/// The positions of one user in a list of users: nearly always one; more
+/// when a node uses the same input twice (`Phi(r, x, x)`).
+enum Slots {
+    One(u32),
+    Many(Vec<u32>),
+}
+
+impl Slots {
+    fn add(&mut self, pos: u32) {
+        match self {
+            Slots::One(p) => *self = Slots::Many(vec![*p, pos]),
+            Slots::Many(ps) => ps.push(pos),
+        }
+    }
+
+    fn first(&self) -> u32 {
+        match self {
+            Slots::One(p) => *p,
+            Slots::Many(ps) => ps.iter().copied().min().expect("never empty"),
+        }
+    }
+
+    fn last(&self) -> u32 {
+        match self {
+            Slots::One(p) => *p,
+            Slots::Many(ps) => ps.iter().copied().max().expect("never empty"),
+        }
+    }
+
+    /// Replaces position `from` by `to`; `to == None` drops it. False when
+    /// no position is left.
+    fn moved(&mut self, from: u32, to: Option<u32>) -> bool {
+        match (&mut *self, to) {
+            (Slots::One(p), Some(to)) => *p = to,
+            (Slots::One(_), None) => return false,
+            (Slots::Many(ps), to) => {
+                let k = ps.iter().position(|&p| p == from).expect("a listed slot");
+                match to {
+                    Some(to) => ps[k] = to,
+                    None => {
+                        ps.swap_remove(k);
+                        if let [p] = ps[..] {
+                            *self = Slots::One(p);
+                        }
+                    }
+                }
+            }
+        }
+        true
+    }
+}
+
+impl Users {
+    const INDEXED: usize = 32;
+
+    fn push(&mut self, u: NodeId) {
+        let pos = self.list.len() as u32;
+        self.list.push(u);
+        match &mut self.at {
+            Some(at) => match at.get_mut(&u) {
+                Some(slots) => slots.add(pos),
+                None => {
+                    at.insert(u, Slots::One(pos));
+                }
+            },
+            None if self.list.len() > Self::INDEXED => self.reindex(),
+            None => {}
+        }
+    }
+
+    /// Rebuilds the positions after the list changed wholesale.
+    fn reindex(&mut self) {
+        self.at = None;
+        if self.list.len() > Self::INDEXED {
+            let mut at: FxHashMap<NodeId, Slots> = FxHashMap::default();
+            for (i, &u) in self.list.iter().enumerate() {
+                match at.get_mut(&u) {
+                    Some(slots) => slots.add(i as u32),
+                    None => {
+                        at.insert(u, Slots::One(i as u32));
+                    }
+                }
+            }
+            self.at = Some(Box::new(at));
+        }
+    }
+
+    /// Removes one occurrence of `u` (the first if `first`, else the last),
+    /// moving the last user into its place, as Simple does.
+    fn remove(&mut self, u: NodeId, first: bool) {
+        let pos = match &self.at {
+            Some(at) => at
+                .get(&u)
+                .map(|s| if first { s.first() } else { s.last() } as usize),
+            None if first => self.list.iter().position(|&x| x == u),
+            None => self.list.iter().rposition(|&x| x == u),
+        };
+        let Some(pos) = pos else { return };
+        let last = self.list.len() - 1;
+        self.list.swap_remove(pos);
+        if let Some(at) = &mut self.at {
+            let slots = at.get_mut(&u).expect("a listed user");
+            if !slots.moved(pos as u32, None) {
+                at.remove(&u);
+            }
+            if pos != last {
+                let moved = self.list[pos];
+                let slots = at.get_mut(&moved).expect("a listed user");
+                slots.moved(last as u32, Some(pos as u32));
+            }
+        }
+    }
+
+    // Only the test below pops a list of users so far.
+    #[cfg(test)]
+    fn pop(&mut self) -> Option<NodeId> {
+        let u = self.list.pop()?;
+        if let Some(at) = &mut self.at {
+            let slots = at.get_mut(&u).expect("a listed user");
+            if !slots.moved(self.list.len() as u32, None) {
+                at.remove(&u);
+            }
+        }
+        Some(u)
+    }
+}
+
 /// One node: what it is, its ordered inputs (which may be empty slots), its
 /// unordered outputs and its current type.
 pub struct Node {
     pub kind: NodeKind,
-    inputs: Vec<Option<NodeId>>,
-    outputs: Vec<NodeId>,
+    inputs: Edges<Option<NodeId>>,
+    outputs: Users,
     /// Temporary pins that keep a node alive while the parser or a peephole
     /// holds it without an output edge (Simple's `keep()`).
     keeps: u32,
@@ -86,8 +233,8 @@ impl Graph {
         }
         self.nodes.push(Node {
             kind,
-            inputs,
-            outputs: Vec::new(),
+            inputs: Edges::from_vec(inputs),
+            outputs: Users::default(),
             keeps: 0,
             ty: None,
         });
@@ -136,7 +283,7 @@ impl Graph {
     }
 
     pub fn outputs(&self, n: NodeId) -> &[NodeId] {
-        &self.nodes[n.index()].outputs
+        &self.nodes[n.index()].outputs.list
     }
 
     /// The current type; dead nodes and nodes never typed read as `Bottom`.
@@ -159,7 +306,7 @@ impl Graph {
 
     pub fn is_unused(&self, n: NodeId) -> bool {
         let node = &self.nodes[n.index()];
-        node.outputs.is_empty() && node.keeps == 0
+        node.outputs.list.is_empty() && node.keeps == 0
     }
 
     pub fn is_dead(&self, n: NodeId) -> bool {
@@ -226,11 +373,11 @@ impl Graph {
     /// Removes one `use_` from the outputs of `def`; true if `def` is now unused.
     ///
     /// Simple removes the first occurrence, and the order of outputs is
-    /// observable, so we do too. But the use going away is nearly always a
-    /// recent one, and Start's list of constants can be very long, so when
-    /// `use_` can appear only once we search from the end. It can appear
-    /// more than once only if `def` is several inputs of `use_`; `still_listed`
-    /// says whether the input being removed is still among them.
+    /// observable, so we do too. When `use_` can appear only once, first and
+    /// last are the same, found at once in a long list (see [`Users`]). It
+    /// can appear more than once only if `def` is several inputs of `use_`;
+    /// `still_listed` says whether the input being removed is still among
+    /// them.
     fn del_use(&mut self, def: NodeId, use_: NodeId, still_listed: bool) -> bool {
         let edges = self.nodes[use_.index()]
             .inputs
@@ -238,15 +385,7 @@ impl Graph {
             .filter(|&&d| d == Some(def))
             .count();
         let repeated = edges > usize::from(still_listed);
-        let outputs = &mut self.nodes[def.index()].outputs;
-        let pos = if repeated {
-            outputs.iter().position(|&u| u == use_)
-        } else {
-            outputs.iter().rposition(|&u| u == use_)
-        };
-        if let Some(pos) = pos {
-            outputs.swap_remove(pos);
-        }
+        self.nodes[def.index()].outputs.remove(use_, repeated);
         self.is_unused(def)
     }
 
@@ -269,8 +408,8 @@ impl Graph {
                     let node = &mut self.nodes[top.index()];
                     node.ty = None;
                     // Give the dead node's edge lists back to the allocator.
-                    node.inputs = Vec::new();
-                    node.outputs = Vec::new();
+                    node.inputs = Edges::new();
+                    node.outputs = Users::default();
                     stack.pop();
                 }
             }
@@ -292,5 +431,52 @@ impl Graph {
 impl Default for Graph {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{NodeId, Users};
+
+    /// A long list with positions kept behaves exactly like a plain list
+    /// searched each time: same removals, same order.
+    #[test]
+    fn users_index_matches_a_plain_search() {
+        let mut users = Users::default();
+        let mut plain: Vec<NodeId> = Vec::new();
+        let mut seed: u64 = 12345;
+        let mut next = |m: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        for _ in 0..20_000 {
+            // Few distinct users, so that many are listed more than once.
+            let u = NodeId::from_index(next(60) as usize);
+            // Pushes win slightly, so the list grows long and stays so.
+            match next(6) {
+                0..=2 => {
+                    users.push(u);
+                    plain.push(u);
+                }
+                3 | 4 => {
+                    let first = next(2) == 0;
+                    users.remove(u, first);
+                    let pos = if first {
+                        plain.iter().position(|&x| x == u)
+                    } else {
+                        plain.iter().rposition(|&x| x == u)
+                    };
+                    if let Some(pos) = pos {
+                        plain.swap_remove(pos);
+                    }
+                }
+                _ => assert_eq!(users.pop(), plain.pop()),
+            }
+            assert_eq!(users.list.as_slice(), plain.as_slice());
+        }
+        assert!(plain.len() > 300, "the list grew long: {}", plain.len());
+        assert!(users.at.is_some());
     }
 }

@@ -100,7 +100,12 @@ fn push_into_phi(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     if let Some(r) = rphi {
         label.push_str(phi_label(g, r));
     }
-    let new_phi = g.add_node(NodeKind::Phi { label }, inputs);
+    let new_phi = g.add_node(
+        NodeKind::Phi {
+            label: label.into(),
+        },
+        inputs,
+    );
     let new_phi = peephole(g, new_phi);
     Some(new_binary(g, NodeKind::Add, g.in_(lhs, 1), new_phi))
 }

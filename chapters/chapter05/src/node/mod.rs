@@ -70,7 +70,7 @@ pub enum NodeKind {
     Region,
     /// Selects `in(i)` when control arrives through `region.in(i)`.
     Phi {
-        label: String,
+        label: Box<str>,
     },
     /// The parser's symbol tables; its inputs are the bound values.
     Scope(Box<ScopeNames>),

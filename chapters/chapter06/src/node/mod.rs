@@ -72,7 +72,7 @@ pub enum NodeKind {
     },
     /// Selects `in(i)` when control arrives through `region.in(i)`.
     Phi {
-        label: String,
+        label: Box<str>,
     },
     /// The parser's symbol tables; its inputs are the bound values.
     Scope(Box<ScopeNames>),

@@ -146,7 +146,12 @@ pub fn dup(g: &mut Graph, scope: NodeId, is_loop: bool) -> NodeId {
     for (i, label) in reverse_names(g, scope).into_iter().enumerate().skip(1) {
         let value = g.input(scope, i);
         let inputs = vec![Some(head), value, None];
-        let p = g.add_node(NodeKind::Phi { label }, inputs);
+        let p = g.add_node(
+            NodeKind::Phi {
+                label: label.into(),
+            },
+            inputs,
+        );
         let p = peephole(g, p);
         g.add_def(copy, Some(p));
         g.set_def(scope, i, Some(p));

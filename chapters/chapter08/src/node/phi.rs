@@ -15,7 +15,7 @@ pub fn new(g: &mut Graph, label: &str, region: NodeId, values: &[NodeId]) -> Nod
     inputs.extend(values.iter().map(|&v| Some(v)));
     g.add_node(
         NodeKind::Phi {
-            label: label.to_owned(),
+            label: label.into(),
         },
         inputs,
     )

@@ -128,9 +128,7 @@ fn resolve(g: &mut Graph, scope: NodeId, name: &str, i: usize) -> NodeId {
             // One level per enclosing loop: deep nests need a deep stack.
             let entry = stacker::maybe_grow(64 * 1024, 1024 * 1024, || resolve(g, head, name, i));
             let p = g.add_node(
-                NodeKind::Phi {
-                    label: name.to_owned(),
-                },
+                NodeKind::Phi { label: name.into() },
                 vec![Some(head_ctrl), Some(entry), None],
             );
             let p = peephole(g, p);

@@ -135,7 +135,12 @@ pub(crate) fn phi_con(g: &mut Graph, op: NodeId, rotate: bool) -> Option<NodeId>
     if rhs_is_phi {
         label.push_str(phi_label(g, rhs));
     }
-    let phi = g.add_node(NodeKind::Phi { label }, inputs);
+    let phi = g.add_node(
+        NodeKind::Phi {
+            label: label.into(),
+        },
+        inputs,
+    );
     let phi = peephole(g, phi);
     // Rotating needs one more operator, otherwise the phi is the result.
     Some(if lhs == lphi {

@@ -136,7 +136,13 @@ pub(crate) fn phi_con(g: &mut Graph, op: NodeId, rotate: bool) -> Option<NodeId>
         label.push_str(phi_label(g, rhs));
     }
     let declared = super::phi::declared(g, lphi);
-    let phi = g.add_node(NodeKind::Phi { label, declared }, inputs);
+    let phi = g.add_node(
+        NodeKind::Phi {
+            label: label.into(),
+            declared,
+        },
+        inputs,
+    );
     let phi = peephole(g, phi);
     // Rotating needs one more operator, otherwise the phi is the result.
     Some(if lhs == lphi {

@@ -19,10 +19,10 @@ pub fn new(
     ptr: NodeId,
 ) -> NodeId {
     let kind = NodeKind::Load {
-        name: name.to_owned(),
+        name: name.into(),
         alias,
         declared,
-        at,
+        at: super::source_offset(at),
     };
     g.add_node(kind, vec![None, Some(mem), Some(ptr)])
 }
@@ -66,7 +66,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
                     if matches!(g.kind(m), NodeKind::Store { .. }) && same_load(g, g.in_(m, 3), n) {
                         return n;
                     }
-                    let ld = new(g, &name, alias, declared, at, m, ptr);
+                    let ld = new(g, &name, alias, declared, at as usize, m, ptr);
                     // A store to the same object: the load reads what it
                     // stored. Take that value as it is; optimizing it here
                     // could lead back to this load (`p.x = 1 * p.x`), and
@@ -108,11 +108,17 @@ fn defined_above(g: &mut Graph, ptr: NodeId, region: NodeId) -> bool {
         _ => return false,
     };
     // Walk up the dominator tree from the anchor; meeting `region` means
-    // the value is made at or below it.
+    // the value is made at or below it. Depth falls at every step, so once
+    // above the region's depth the walk cannot meet it: stop there rather
+    // than at Start (a walk to Start for every Load would be quadratic).
+    let floor = super::idepth(g, region);
     let mut c = Some(anchor);
     while let Some(x) = c {
         if x == region {
             return false;
+        }
+        if super::idepth(g, x) < floor {
+            break;
         }
         c = super::idom(g, x);
     }

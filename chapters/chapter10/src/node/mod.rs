@@ -77,7 +77,7 @@ pub enum NodeKind {
     /// Selects element `idx` of a multi-valued node (Start, If).
     Proj {
         idx: usize,
-        label: String,
+        label: Box<str>,
     },
     /// Merges control; `in(0)` is unused.
     Region,
@@ -88,7 +88,7 @@ pub enum NodeKind {
     /// type stays within `declared`: an int phi stays an int, a memory phi
     /// memory.
     Phi {
-        label: String,
+        label: Box<str>,
         declared: TypeId,
     },
     /// Allocates a struct; `in(0)` is the control that anchors it. Its
@@ -100,17 +100,17 @@ pub enum NodeKind {
     /// memory slice, `in(2)` the pointer. `at` is the source offset, for
     /// error messages.
     Load {
-        name: String,
+        name: Box<str>,
         alias: u32,
         declared: TypeId,
-        at: usize,
+        at: u32,
     },
     /// Writes `in(3)` into field `name` of `in(2)`, in memory slice `in(1)`;
     /// its value is the new state of that slice.
     Store {
-        name: String,
+        name: Box<str>,
         alias: u32,
-        at: usize,
+        at: u32,
     },
     /// Narrows `in(1)` to `ty` (a type known to hold under control `in(0)`),
     /// e.g. a pointer known not to be null inside `if (ptr)`.
@@ -149,6 +149,12 @@ impl NodeKind {
     }
 }
 
+/// A source offset as a node keeps it: four bytes are plenty (a program
+/// longer than 4 GiB points its errors at the 4 GiB mark).
+pub(crate) fn source_offset(at: usize) -> u32 {
+    u32::try_from(at).unwrap_or(u32::MAX)
+}
+
 /// A short name, e.g. `Add`, `Region` or `EQ`.
 pub fn label(g: &Graph, n: NodeId) -> String {
     match g.kind(n) {
@@ -164,7 +170,7 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::Not => "Not".into(),
         NodeKind::Bool(op) => op.name().into(),
         NodeKind::If => "If".into(),
-        NodeKind::Proj { label, .. } => label.clone(),
+        NodeKind::Proj { label, .. } => label.to_string(),
         NodeKind::Region => "Region".into(),
         NodeKind::Loop => "Loop".into(),
         NodeKind::Phi { label, .. } => format!("Phi_{label}"),
@@ -397,7 +403,7 @@ pub fn error(g: &Graph, n: NodeId) -> Option<crate::Error> {
     };
     let ptr = g.ty(g.in_(n, 2));
     (ptr == Types::BOTTOM || g.types.is_nullable(ptr))
-        .then(|| crate::Error::new(format!("Might be null accessing '{name}'"), *at))
+        .then(|| crate::Error::new(format!("Might be null accessing '{name}'"), *at as usize))
 }
 
 /// The first [`error`] in the graph around `root`, searching depth first

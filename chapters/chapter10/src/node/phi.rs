@@ -20,7 +20,7 @@ pub fn new(
     let mut inputs = vec![Some(region)];
     inputs.extend(values.iter().map(|&v| Some(v)));
     let kind = NodeKind::Phi {
-        label: label.to_owned(),
+        label: label.into(),
         declared,
     };
     g.add_node(kind, inputs)

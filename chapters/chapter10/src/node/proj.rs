@@ -9,7 +9,7 @@ use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
 
 pub fn new(g: &mut Graph, multi: NodeId, idx: usize, label: &str) -> NodeId {
-    let label = label.to_owned();
+    let label = label.into();
     g.add_node(NodeKind::Proj { idx, label }, vec![Some(multi)])
 }
 

@@ -141,7 +141,7 @@ fn resolve(g: &mut Graph, scope: NodeId, name: &str, i: usize) -> NodeId {
             let entry = stacker::maybe_grow(64 * 1024, 1024 * 1024, || resolve(g, head, name, i));
             let declared = names(g, scope).declared[i];
             let kind = NodeKind::Phi {
-                label: name.to_owned(),
+                label: name.into(),
                 declared,
             };
             let p = g.add_node(kind, vec![Some(head_ctrl), Some(entry), None]);

@@ -18,9 +18,9 @@ pub fn new(
     value: NodeId,
 ) -> NodeId {
     let kind = NodeKind::Store {
-        name: name.to_owned(),
+        name: name.into(),
         alias,
-        at,
+        at: super::source_offset(at),
     };
     g.add_node(kind, vec![None, Some(mem), Some(ptr), Some(value)])
 }
