@@ -403,3 +403,27 @@ return 0;
 ";
     assert_eq!(print_iterated(src), "return 0;");
 }
+
+#[test]
+fn test_pointer_compare_in_loop() {
+    // Not in Simple's tests (found by `simple fuzz`, seed 311782). Closing
+    // the loop, the phi of `v` pulled its `==` down into phis of `p` and
+    // `q` that kept the label and type of `v` (int): one of them, typed Bot,
+    // took `q`'s place, and `q.f` was refused. Pointer compares are no
+    // longer pulled down.
+    let src = "\
+struct S { int f; }
+S p = new S;
+int v = 0;
+S q = new S;
+v = (p == q);
+int c = 0;
+while (c < arg) {
+    v = (p == q);
+    c = c + 1;
+}
+q.f = 1;
+return q.f + v;
+";
+    assert_eq!(print_iterated(src), "return ((new S==new S)+1);");
+}

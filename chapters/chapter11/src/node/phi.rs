@@ -93,7 +93,12 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         g.kind(op),
         NodeKind::Add | NodeKind::Sub | NodeKind::Mul | NodeKind::Div | NodeKind::Bool(_)
     );
-    if arithmetic && g.n_ins(op) == 3 && g.input(op, 0).is_none() && !is_cfg(g, op) && same_op(g, n)
+    if arithmetic
+        && g.n_ins(op) == 3
+        && g.input(op, 0).is_none()
+        && !is_cfg(g, op)
+        && same_op(g, n)
+        && int_operands(g, n)
     {
         let region = g.in_(n, 0);
         let mut lhss = vec![Some(region)];
@@ -164,6 +169,21 @@ fn null_merge(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         dom = super::idom(g, dom)?;
     }
     matches!(g.kind(dom), NodeKind::CProj { idx: 1, .. }).then_some(value)
+}
+
+/// Every operand of every input is an int. The phis made by pulling an
+/// operator down keep this phi's label and declared type, which fit only
+/// int operands: `Phi(p==q, r==s)` compares pointers, and its operand phis
+/// would be pointer phis declared `int` (typed Bot, and bound to the
+/// pointer's name once a loop's useless phi gives way to them).
+fn int_operands(g: &mut Graph, n: NodeId) -> bool {
+    (1..g.n_ins(n)).all(|i| {
+        let op = g.in_(n, i);
+        (1..=2).all(|j| {
+            let t = g.ty(g.in_(op, j));
+            g.types.isa(t, Types::INT_BOT)
+        })
+    })
 }
 
 /// All inputs are the same operator.
