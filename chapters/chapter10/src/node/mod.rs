@@ -409,6 +409,13 @@ pub fn error(g: &Graph, n: NodeId) -> Option<crate::Error> {
 /// The first [`error`] in the graph around `root`, searching depth first
 /// (inputs, then outputs) as Simple's `walk` does.
 pub fn first_error(g: &Graph, root: NodeId) -> Option<crate::Error> {
+    // Errors are rare. One pass over the arena, in memory order, rules
+    // them out; only a graph that has one is walked in Simple's order,
+    // which decides the error reported. (The walk jumps about the arena:
+    // on a 100k-statement program it costs ten times as much per node.)
+    if !g.ids().any(|n| !g.is_dead(n) && error(g, n).is_some()) {
+        return None;
+    }
     let mut seen = vec![false; g.len() + 1];
     // Each entry is a node and the next of its edges to follow: inputs
     // first, then outputs.
