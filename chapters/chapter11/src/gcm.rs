@@ -58,6 +58,7 @@
 
 use crate::graph::{Graph, NodeId};
 use crate::node::{is_cfg, label, mem_merge_slice, NodeKind};
+use smallvec::SmallVec;
 use std::collections::VecDeque;
 use std::fmt::Write;
 
@@ -139,26 +140,26 @@ pub fn block(g: &Graph, n: NodeId) -> Option<NodeId> {
 
 /// The control nodes control comes from: the paths into a Region or Loop,
 /// the Returns into Stop, input 0 for the rest.
-fn cfg_preds(g: &Graph, n: NodeId) -> Vec<NodeId> {
-    let first = match g.kind(n) {
-        NodeKind::Start { .. } => return Vec::new(),
-        NodeKind::Region | NodeKind::Loop => 1,
-        NodeKind::Stop => 0,
-        _ => return g.input(n, 0).into_iter().collect(),
+fn cfg_preds(g: &Graph, n: NodeId) -> impl Iterator<Item = NodeId> + '_ {
+    let ins = g.inputs(n);
+    let preds = match g.kind(n) {
+        NodeKind::Start { .. } => &ins[..0],
+        NodeKind::Region | NodeKind::Loop => &ins[1..],
+        NodeKind::Stop => ins,
+        _ => &ins[..ins.len().min(1)],
     };
-    g.inputs(n)[first..].iter().flatten().copied().collect()
+    preds.iter().flatten().copied()
 }
 
 fn is_if(g: &Graph, n: NodeId) -> bool {
     matches!(g.kind(n), NodeKind::If | NodeKind::Never)
 }
 
-fn phis(g: &Graph, region: NodeId) -> Vec<NodeId> {
+fn phis(g: &Graph, region: NodeId) -> impl Iterator<Item = NodeId> + '_ {
     g.outputs(region)
         .iter()
         .copied()
         .filter(|&u| matches!(g.kind(u), NodeKind::Phi { .. }))
-        .collect()
 }
 
 /// Sets `flags[n]`, growing the table for nodes made after it; true if it
@@ -192,7 +193,6 @@ impl Schedule {
             NodeKind::Start { .. } => 0,
             NodeKind::Loop => self.idepth(g, g.in_(n, 1)) + 1,
             NodeKind::Region | NodeKind::Stop => cfg_preds(g, n)
-                .into_iter()
                 .map(|p| self.idepth(g, p) + 1)
                 .max()
                 .unwrap_or(1),
@@ -260,19 +260,25 @@ impl Schedule {
     /// number: one walk per scheduled node, however many uses it has (a
     /// constant shared by a whole program can have thousands).
     fn number_dominator_tree(&mut self, g: &Graph, rpo: &[NodeId]) {
-        let mut children: Vec<Vec<NodeId>> = vec![Vec::new(); g.len() + 1];
-        for &n in rpo {
-            if let Some(d) = self.idom(g, n) {
-                children[d.nid() as usize].push(n);
-            }
-        }
+        // The tree as one list of (parent, child) edges sorted by parent;
+        // the sort is stable, so each node's children stay in RPO.
+        let mut edges: Vec<(NodeId, NodeId)> = rpo
+            .iter()
+            .filter_map(|&n| Some((self.idom(g, n)?, n)))
+            .collect();
+        edges.sort_by_key(|&(parent, _)| parent);
+        let children = |n: NodeId| {
+            let first = edges.partition_point(|&(parent, _)| parent < n);
+            let end = edges.partition_point(|&(parent, _)| parent <= n);
+            edges[first..end].iter().map(|&(_, child)| child)
+        };
         self.preorder = vec![0; g.len() + 1];
         let mut next = 1;
         let mut stack = vec![g.start()];
         while let Some(n) = stack.pop() {
             self.preorder[n.nid() as usize] = next;
             next += 1;
-            stack.extend(children[n.nid() as usize].iter().rev());
+            stack.extend(children(n).rev());
         }
     }
 
@@ -392,7 +398,7 @@ fn fix_infinite_loops(g: &mut Graph, s: &mut Schedule, stop: NodeId) {
 fn reaching_stop(g: &Graph, stop: NodeId) -> (Vec<bool>, Vec<NodeId>) {
     let mut reached = vec![false; g.len() + 1];
     let mut order = Vec::new();
-    let mut work = cfg_preds(g, stop);
+    let mut work: Vec<NodeId> = cfg_preds(g, stop).collect();
     while let Some(n) = work.pop() {
         if mark(&mut reached, n) {
             order.push(n);
@@ -436,7 +442,7 @@ fn force_exit(g: &mut Graph, s: &mut Schedule, lp: NodeId, stop: NodeId) {
     }
     let zero = g.zero();
     let mut inputs = vec![Some(back), Some(zero)];
-    inputs.extend(phis(g, lp).into_iter().map(Some));
+    inputs.extend(phis(g, lp).map(Some));
     let never = g.add_node(NodeKind::Never, inputs);
     let taken = g.add_node(
         NodeKind::CProj {
@@ -553,7 +559,13 @@ struct Late {
     anti: Vec<Option<NodeId>>,
     /// The floating nodes placed, to write back at the end.
     placed: Vec<NodeId>,
+    /// Scratch space for the blocks of one node's uses.
+    use_blocks: Vec<NodeId>,
 }
+
+/// A copy of a node's users, to visit while the graph changes; most nodes
+/// have few, and those stay off the heap.
+type Users = SmallVec<[NodeId; 8]>;
 
 impl Late {
     fn new(g: &Graph) -> Self {
@@ -561,6 +573,7 @@ impl Late {
             late: vec![None; g.len() + 1],
             anti: vec![None; g.len() + 1],
             placed: Vec::new(),
+            use_blocks: Vec::new(),
         }
     }
 
@@ -596,7 +609,7 @@ impl Late {
         }
         // Uses first. Memory writers go before the rest, so that when a
         // Load looks for the Stores it must precede, they are placed.
-        let outs = g.outputs(n).to_vec();
+        let outs: Users = g.outputs(n).iter().copied().collect();
         stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
             for &u in &outs {
                 if is_forwards_edge(g, u, n) && g.types.is_mem(g.ty(u)) {
@@ -616,8 +629,9 @@ impl Late {
 
         // The latest legal block: the LCA of the blocks of all uses.
         // Uses under dead control (possible with peepholes off) need nothing.
-        let mut blocks = Vec::new();
-        for u in g.outputs(n).to_vec() {
+        let mut blocks = std::mem::take(&mut self.use_blocks);
+        blocks.clear();
+        for &u in g.outputs(n) {
             if let Some(b) = self.use_block(g, s, n, u) {
                 if !matches!(g.kind(b), NodeKind::XCtrl) {
                     blocks.push(b);
@@ -625,6 +639,7 @@ impl Late {
             }
         }
         let lca = s.lca_of(g, &blocks);
+        self.use_blocks = blocks;
         // A node nothing live uses (a Load whose value is dropped) stays early.
         let mut lca = lca.unwrap_or(early);
         if matches!(g.kind(n), NodeKind::Load { .. }) {
@@ -722,7 +737,8 @@ impl Late {
         mem: NodeId,
         states: &mut Vec<NodeId>,
     ) -> NodeId {
-        for u in g.outputs(mem).to_vec() {
+        let users: Users = g.outputs(mem).iter().copied().collect();
+        for u in users {
             match g.kind(u) {
                 // A Store to another class leaves this one as it was.
                 NodeKind::Store { alias: a, .. } if *a == alias => {
