@@ -237,6 +237,14 @@ fn gvn_hash(nodes: &[Node], n: NodeId) -> u64 {
     h.finish()
 }
 
+/// An entry of the value-numbering table: a node and the hash of its key.
+/// Keeping the hash means that growing the table moves entries without
+/// reading their nodes, which in a large program are mostly out of cache.
+struct GvnEntry {
+    hash: u64,
+    node: NodeId,
+}
+
 fn gvn_same(nodes: &[Node], a: NodeId, b: NodeId) -> bool {
     let (x, y) = (&nodes[a.index()], &nodes[b.index()]);
     std::mem::discriminant(&x.kind) == std::mem::discriminant(&y.kind)
@@ -256,7 +264,7 @@ pub struct Graph {
     /// Turns peephole optimization off, to observe the graph as parsed.
     pub disable_peephole: bool,
     /// Global value numbering: the one node for each distinct computation.
-    gvn: HashTable<NodeId>,
+    gvn: HashTable<GvnEntry>,
     /// Nodes that may be optimizable, for the iterative optimizer.
     pub work: WorkList,
 }
@@ -602,7 +610,7 @@ impl Graph {
     pub fn unlock(&mut self, n: NodeId) {
         if std::mem::take(&mut self.nodes[n.index()].in_gvn) {
             let hash = gvn_hash(&self.nodes, n);
-            let found = self.gvn.find_entry(hash, |&m| m == n);
+            let found = self.gvn.find_entry(hash, |e| e.node == n);
             debug_assert!(found.is_ok(), "node {n} is not in the table");
             if let Ok(entry) = found {
                 entry.remove();
@@ -620,11 +628,12 @@ impl Graph {
         }
         let nodes = &self.nodes;
         let hash = gvn_hash(nodes, n);
-        match self.gvn.find(hash, |&m| gvn_same(nodes, m, n)) {
-            Some(&m) if m != n => Some(m),
+        match self.gvn.find(hash, |e| e.hash == hash && gvn_same(nodes, e.node, n)) {
+            Some(e) if e.node != n => Some(e.node),
             Some(_) => None,
             None => {
-                self.gvn.insert_unique(hash, n, |&m| gvn_hash(nodes, m));
+                let entry = GvnEntry { hash, node: n };
+                self.gvn.insert_unique(hash, entry, |e| e.hash);
                 self.nodes[n.index()].in_gvn = true;
                 None
             }
