@@ -430,9 +430,13 @@ impl Graph {
                 None => {
                     let node = &mut self.nodes[top.index()];
                     node.ty = None;
-                    // Give the dead node's edge lists back to the allocator.
+                    // Give the dead node's edge lists back to the allocator,
+                    // and a dead scope's symbol tables (an `if` copies them).
                     node.inputs = Edges::new();
                     node.outputs = Users::default();
+                    if let NodeKind::Scope(names) = &mut node.kind {
+                        **names = Default::default();
+                    }
                     stack.pop();
                 }
             }
