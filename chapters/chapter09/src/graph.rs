@@ -554,7 +554,8 @@ impl Graph {
         }
         let nodes = &self.nodes;
         let hash = gvn_hash(nodes, n);
-        match self.gvn.find(hash, |e| e.hash == hash && gvn_same(nodes, e.node, n)) {
+        let same = |e: &GvnEntry| e.hash == hash && gvn_same(nodes, e.node, n);
+        match self.gvn.find(hash, same) {
             Some(e) if e.node != n => Some(e.node),
             Some(_) => None,
             None => {
