@@ -565,7 +565,7 @@ struct Late {
 
 /// A copy of a node's users, to visit while the graph changes; most nodes
 /// have few, and those stay off the heap.
-type Users = SmallVec<[NodeId; 8]>;
+type UsersCopy = SmallVec<[NodeId; 8]>;
 
 impl Late {
     fn new(g: &Graph) -> Self {
@@ -609,7 +609,7 @@ impl Late {
         }
         // Uses first. Memory writers go before the rest, so that when a
         // Load looks for the Stores it must precede, they are placed.
-        let outs: Users = g.outputs(n).iter().copied().collect();
+        let outs: UsersCopy = g.outputs(n).iter().copied().collect();
         stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
             for &u in &outs {
                 if is_forwards_edge(g, u, n) && g.types.is_mem(g.ty(u)) {
@@ -737,7 +737,7 @@ impl Late {
         mem: NodeId,
         states: &mut Vec<NodeId>,
     ) -> NodeId {
-        let users: Users = g.outputs(mem).iter().copied().collect();
+        let users: UsersCopy = g.outputs(mem).iter().copied().collect();
         for u in users {
             match g.kind(u) {
                 // A Store to another class leaves this one as it was.
