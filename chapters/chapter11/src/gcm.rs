@@ -85,6 +85,7 @@ const UNKNOWN: u32 = u32::MAX;
 /// every node is its block (for a control node: its control input).
 pub fn global_code_motion(g: &mut Graph, stop: NodeId) -> Schedule {
     let mut s = Schedule::default();
+    g.close_gvn(); // no peephole runs after scheduling
     fix_infinite_loops(g, &mut s, stop);
     let rpo = reverse_post_order(g);
     for &n in &rpo {

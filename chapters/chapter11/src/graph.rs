@@ -265,6 +265,8 @@ pub struct Graph {
     pub disable_peephole: bool,
     /// Global value numbering: the one node for each distinct computation.
     gvn: HashTable<GvnEntry>,
+    /// Value numbering is over (see `close_gvn`).
+    gvn_closed: bool,
     /// Nodes that may be optimizable, for the iterative optimizer.
     pub work: WorkList,
 }
@@ -279,6 +281,7 @@ impl Graph {
             xctrl: None,
             disable_peephole: false,
             gvn: HashTable::new(),
+            gvn_closed: false,
             work: WorkList::new(123),
         }
     }
@@ -610,9 +613,17 @@ impl Graph {
         n
     }
 
+    /// Ends value numbering for good. Global code motion rewires input 0 of
+    /// nearly every node and nothing is optimized afterwards, so the table
+    /// is dropped once instead of losing its nodes one by one.
+    pub fn close_gvn(&mut self) {
+        self.gvn = HashTable::new();
+        self.gvn_closed = true;
+    }
+
     /// Takes `n` out of the value-numbering table before its inputs change.
     pub fn unlock(&mut self, n: NodeId) {
-        if std::mem::take(&mut self.nodes[n.index()].in_gvn) {
+        if std::mem::take(&mut self.nodes[n.index()].in_gvn) && !self.gvn_closed {
             let hash = gvn_hash(&self.nodes, n);
             let found = self.gvn.find_entry(hash, |e| e.node == n);
             debug_assert!(found.is_ok(), "node {n} is not in the table");
@@ -627,7 +638,7 @@ impl Graph {
     /// already in the table, or one that must stay unique (a region or phi
     /// still being parsed), is left as it is.
     pub fn gvn_find_or_insert(&mut self, n: NodeId) -> Option<NodeId> {
-        if self.nodes[n.index()].in_gvn || !crate::node::gvn_eligible(self, n) {
+        if self.gvn_closed || self.nodes[n.index()].in_gvn || !crate::node::gvn_eligible(self, n) {
             return None;
         }
         let nodes = &self.nodes;
