@@ -219,9 +219,9 @@ pub struct Node {
     /// Nodes whose peepholes looked at this node without being its neighbour:
     /// they are queued again when this node changes. Most nodes have none,
     /// so the list is boxed: eight bytes in every node rather than 24 (a
-    /// smaller node means more of a large graph in the caches).
-    #[allow(clippy::box_collection)]
-    deps: Option<Box<Vec<NodeId>>>,
+    /// smaller node means more of a large graph in the caches). The box
+    /// holds a short list itself, so reading it is one step from the node.
+    deps: Option<Box<Edges<NodeId>>>,
 }
 
 /// What makes two nodes the same computation: the operator (with its data,
