@@ -448,14 +448,14 @@ fn force_exit(g: &mut Graph, s: &mut Schedule, lp: NodeId, stop: NodeId) {
     let taken = g.add_node(
         NodeKind::CProj {
             idx: 0,
-            label: "True".into(),
+            label: "True",
         },
         vec![Some(never)],
     );
     let not_taken = g.add_node(
         NodeKind::CProj {
             idx: 1,
-            label: "False".into(),
+            label: "False",
         },
         vec![Some(never)],
     );

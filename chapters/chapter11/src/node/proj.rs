@@ -15,8 +15,7 @@ pub fn new(g: &mut Graph, multi: NodeId, idx: usize, label: &str) -> NodeId {
 }
 
 /// A control projection: an arm of an If, or Start's control.
-pub fn new_cproj(g: &mut Graph, multi: NodeId, idx: usize, label: &str) -> NodeId {
-    let label = label.into();
+pub fn new_cproj(g: &mut Graph, multi: NodeId, idx: usize, label: &'static str) -> NodeId {
     g.add_node(NodeKind::CProj { idx, label }, vec![Some(multi)])
 }
 
