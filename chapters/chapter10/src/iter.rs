@@ -106,6 +106,15 @@ impl WorkList {
         Some(n)
     }
 
+    /// The node the next `pop` will take, unless something is pushed first.
+    pub fn peek(&self) -> Option<NodeId> {
+        let len = i32::try_from(self.nodes.len())
+            .ok()
+            .filter(|&len| len > 0)?;
+        let idx = self.random.clone().next_int(len) as usize;
+        Some(self.nodes[idx])
+    }
+
     /// Restarts the generator with `seed`, keeping the nodes on the list.
     pub fn reseed(&mut self, seed: u64) {
         self.seed = seed;
@@ -120,6 +129,12 @@ impl WorkList {
 /// Runs peepholes from the worklist until none makes progress.
 pub fn iterate(g: &mut Graph) {
     while let Some(n) = g.work.pop() {
+        // The order is random, so on a large graph nearly every node taken
+        // is out of cache. Reading the next one now lets the processor
+        // fetch it while this one is optimized (it usually is the next).
+        if let Some(next) = g.work.peek() {
+            std::hint::black_box(g.n_ins(next));
+        }
         if g.is_dead(n) {
             continue;
         }
@@ -161,7 +176,22 @@ fn progress(g: &mut Graph, n: NodeId, x: NodeId) {
 
 #[cfg(test)]
 mod tests {
-    use super::JavaRandom;
+    use super::{JavaRandom, WorkList};
+    use crate::graph::Graph;
+    use crate::node::NodeKind;
+
+    #[test]
+    fn peek_names_the_next_pop() {
+        let mut g = Graph::new();
+        let mut work = WorkList::new(123);
+        for _ in 0..50 {
+            work.push(g.add_node(NodeKind::Stop, vec![]));
+        }
+        while let Some(next) = work.peek() {
+            assert_eq!(work.pop(), Some(next));
+        }
+        assert_eq!(work.pop(), None);
+    }
 
     #[test]
     fn matches_java_util_random() {
