@@ -9,11 +9,14 @@ use super::{print as print_node, NodeKind};
 use crate::graph::{Graph, NodeId};
 use crate::types::Types;
 use indexmap::IndexMap;
+use std::rc::Rc;
 
 /// A stack of lexical scopes, innermost last; each maps names to inputs.
+/// Names are shared (`Rc<str>`): copying the tables, as every `if` and
+/// loop does from chapter 5 on, copies no string.
 #[derive(Clone, Debug, Default)]
 pub struct ScopeNames {
-    pub levels: Vec<IndexMap<String, usize>>,
+    pub levels: Vec<IndexMap<Rc<str>, usize>>,
 }
 
 pub fn new(g: &mut Graph) -> NodeId {
@@ -36,7 +39,7 @@ fn names_mut(g: &mut Graph, scope: NodeId) -> &mut ScopeNames {
     }
 }
 
-pub fn levels(g: &Graph, scope: NodeId) -> &[IndexMap<String, usize>] {
+pub fn levels(g: &Graph, scope: NodeId) -> &[IndexMap<Rc<str>, usize>] {
     &names(g, scope).levels
 }
 
@@ -62,7 +65,7 @@ pub fn define(g: &mut Graph, scope: NodeId, name: &str, value: NodeId) -> bool {
     if level.contains_key(name) {
         return false;
     }
-    level.insert(name.to_owned(), index);
+    level.insert(name.into(), index);
     g.add_def(scope, Some(value));
     true
 }

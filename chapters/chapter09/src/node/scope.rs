@@ -20,6 +20,7 @@ use super::{peephole, phi, print as print_node, region, NodeKind, Printer};
 use crate::graph::{Graph, NodeId};
 use crate::types::Types;
 use indexmap::IndexMap;
+use std::rc::Rc;
 
 /// The name bound to the current control.
 pub const CTRL: &str = "$ctrl";
@@ -27,9 +28,11 @@ pub const CTRL: &str = "$ctrl";
 pub const ARG0: &str = "arg";
 
 /// A stack of lexical scopes, innermost last; each maps names to inputs.
+/// Names are shared (`Rc<str>`): copying the tables, as every `if` and
+/// loop does from chapter 5 on, copies no string.
 #[derive(Clone, Debug, Default)]
 pub struct ScopeNames {
-    pub levels: Vec<IndexMap<String, usize>>,
+    pub levels: Vec<IndexMap<Rc<str>, usize>>,
 }
 
 pub fn new(g: &mut Graph) -> NodeId {
@@ -52,7 +55,7 @@ fn names_mut(g: &mut Graph, scope: NodeId) -> &mut ScopeNames {
     }
 }
 
-pub fn levels(g: &Graph, scope: NodeId) -> &[IndexMap<String, usize>] {
+pub fn levels(g: &Graph, scope: NodeId) -> &[IndexMap<Rc<str>, usize>] {
     &names(g, scope).levels
 }
 
@@ -78,7 +81,7 @@ pub fn define(g: &mut Graph, scope: NodeId, name: &str, value: NodeId) -> bool {
     if level.contains_key(name) {
         return false;
     }
-    level.insert(name.to_owned(), index);
+    level.insert(name.into(), index);
     g.add_def(scope, Some(value));
     true
 }
@@ -156,7 +159,7 @@ pub fn reverse_names(g: &Graph, scope: NodeId) -> Vec<String> {
     let mut names = vec![String::new(); g.n_ins(scope)];
     for level in levels(g, scope) {
         for (name, &i) in level {
-            names[i] = name.clone();
+            names[i] = name.to_string();
         }
     }
     names
