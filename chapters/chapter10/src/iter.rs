@@ -108,9 +108,10 @@ impl WorkList {
 
     /// The node the next `pop` will take, unless something is pushed first.
     pub fn peek(&self) -> Option<NodeId> {
-        let len = i32::try_from(self.nodes.len())
-            .ok()
-            .filter(|&len| len > 0)?;
+        if self.nodes.is_empty() {
+            return None;
+        }
+        let len = i32::try_from(self.nodes.len()).expect("fewer than 2^31 nodes");
         let idx = self.random.clone().next_int(len) as usize;
         Some(self.nodes[idx])
     }
@@ -131,7 +132,8 @@ pub fn iterate(g: &mut Graph) {
     while let Some(n) = g.work.pop() {
         // The order is random, so on a large graph nearly every node taken
         // is out of cache. Reading the next one now lets the processor
-        // fetch it while this one is optimized (it usually is the next).
+        // fetch it while this one is optimized (it usually is the next;
+        // `black_box` keeps the compiler from dropping the unused read).
         if let Some(next) = g.work.peek() {
             std::hint::black_box(g.n_ins(next));
         }
