@@ -77,14 +77,14 @@ pub enum NodeKind {
     /// Branches on `in(1)`; its true and false arms are projections.
     If,
     /// Selects data element `idx` of Start: `arg` or the whole memory.
+    /// Projection labels are fixed names, so they need no string of their
+    /// own (chapter 10 had one memory projection per alias class).
     Proj {
         idx: usize,
-        label: Box<str>,
+        label: &'static str,
     },
     /// A control projection: arm `idx` of an If (True 0, False 1) or of a
     /// Never, or Start's initial control (`$ctrl`). Each begins a block.
-    /// Its label is always one of those three, so it needs no string of
-    /// its own.
     CProj {
         idx: usize,
         label: &'static str,
@@ -190,8 +190,7 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::Not => "Not".into(),
         NodeKind::Bool(op) => op.name().into(),
         NodeKind::If => "If".into(),
-        NodeKind::Proj { label, .. } => label.to_string(),
-        NodeKind::CProj { label, .. } => (*label).into(),
+        NodeKind::Proj { label, .. } | NodeKind::CProj { label, .. } => (*label).into(),
         NodeKind::XCtrl => "Xctrl".into(),
         NodeKind::Never => "Never".into(),
         NodeKind::Region => "Region".into(),
@@ -654,8 +653,7 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
             NodeKind::Minus => print_unary(g, n, "-", out),
             NodeKind::Not => print_unary(g, n, "!", out),
             NodeKind::If => if_::print(g, n, out),
-            NodeKind::Proj { label, .. } => out.push_str(label),
-            NodeKind::CProj { label, .. } => out.push_str(label),
+            NodeKind::Proj { label, .. } | NodeKind::CProj { label, .. } => out.push_str(label),
             NodeKind::XCtrl => out.push_str("Xctrl"),
             NodeKind::Never => out.push_str("Never"),
             NodeKind::Region => out.push_str(&format!("Region{n}")),

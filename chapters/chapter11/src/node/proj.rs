@@ -9,8 +9,7 @@ use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
 
 /// A data projection of Start: `arg` or the whole memory.
-pub fn new(g: &mut Graph, multi: NodeId, idx: usize, label: &str) -> NodeId {
-    let label = label.into();
+pub fn new(g: &mut Graph, multi: NodeId, idx: usize, label: &'static str) -> NodeId {
     g.add_node(NodeKind::Proj { idx, label }, vec![Some(multi)])
 }
 
