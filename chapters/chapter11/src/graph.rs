@@ -224,6 +224,11 @@ pub struct Node {
     deps: Option<Box<Edges<NodeId>>>,
 }
 
+/// Prefetches the cache line that holds `field`.
+fn prefetch_field<T>(field: &T) {
+    prefetch_index::prefetch_index(std::slice::from_ref(field), 0);
+}
+
 /// What makes two nodes the same computation: the operator (with its data,
 /// such as a constant's value) and the very same inputs. The table keeps no
 /// copy of this key: a node in the table is locked (see `unlock`), so its
@@ -365,6 +370,29 @@ impl Graph {
 
     pub fn inputs(&self, n: NodeId) -> &[Option<NodeId>] {
         &self.nodes[n.index()].inputs
+    }
+
+    /// Asks the processor to start loading node `n` into the cache: the
+    /// lines of the fields a peephole reads (a node spans two or three).
+    /// A prefetch is only a hint; it changes no result.
+    pub fn prefetch(&self, n: NodeId) {
+        let node = &self.nodes[n.index()];
+        prefetch_field(&node.ty);
+        prefetch_field(&node.kind);
+        prefetch_field(&node.inputs);
+        prefetch_field(&node.outputs);
+        prefetch_field(&node.deps);
+        prefetch_field(&node.in_gvn);
+    }
+
+    /// Starts loading the inputs of `n`, which its peephole will read: their
+    /// kind and type.
+    pub fn prefetch_inputs(&self, n: NodeId) {
+        for x in self.nodes[n.index()].inputs.iter().flatten() {
+            let node = &self.nodes[x.index()];
+            prefetch_field(&node.ty);
+            prefetch_field(&node.kind);
+        }
     }
 
     pub fn n_ins(&self, n: NodeId) -> usize {
@@ -668,14 +696,16 @@ impl Graph {
         // may hold a node twice. Queueing is idempotent: a repeat changes
         // nothing. `dep` is a user of `n` exactly when `n` is an input of
         // `dep`; ask that short list rather than `n`'s many users.
-        let listed = node
-            .deps
-            .as_ref()
-            .is_some_and(|d| d.len() <= Self::SHORT_DEPS && d.contains(&dep));
-        if !listed
-            && !node.inputs.contains(&Some(dep))
-            && !self.nodes[dep.index()].inputs.contains(&Some(n))
-        {
+        // The neighbour tests come first: they read the two nodes, which
+        // are at hand, while the list is elsewhere in memory.
+        let neighbours =
+            node.inputs.contains(&Some(dep)) || self.nodes[dep.index()].inputs.contains(&Some(n));
+        let listed = || {
+            node.deps
+                .as_ref()
+                .is_some_and(|d| d.len() <= Self::SHORT_DEPS && d.contains(&dep))
+        };
+        if !neighbours && !listed() {
             self.nodes[n.index()]
                 .deps
                 .get_or_insert_with(Box::default)

@@ -66,6 +66,25 @@ pub struct WorkList {
     on: Vec<bool>,
     random: JavaRandom,
     seed: u64,
+    /// Draws made early by `peek_two` for the next pops, in order. A push
+    /// changes the length they were drawn for, so it drops them.
+    ahead: [Option<Draw>; 2],
+}
+
+/// A draw of the generator: the index it gave and its state after.
+#[derive(Clone, Debug)]
+struct Draw {
+    index: usize,
+    after: JavaRandom,
+}
+
+impl Draw {
+    fn make(random: &JavaRandom, len: usize) -> Draw {
+        let mut after = random.clone();
+        let len = i32::try_from(len).expect("fewer than 2^31 nodes");
+        let index = after.next_int(len) as usize;
+        Draw { index, after }
+    }
 }
 
 impl WorkList {
@@ -75,6 +94,7 @@ impl WorkList {
             on: Vec::new(),
             random: JavaRandom::new(seed),
             seed,
+            ahead: [None, None],
         }
     }
 
@@ -87,6 +107,7 @@ impl WorkList {
         if !self.on[i] {
             self.on[i] = true;
             self.nodes.push(n);
+            self.ahead = [None, None];
         }
     }
 
@@ -99,27 +120,45 @@ impl WorkList {
         if self.nodes.is_empty() {
             return None;
         }
-        let len = i32::try_from(self.nodes.len()).expect("fewer than 2^31 nodes");
-        let idx = self.random.next_int(len) as usize;
-        let n = self.nodes.swap_remove(idx);
+        let [first, second] = std::mem::take(&mut self.ahead);
+        let draw = first.unwrap_or_else(|| Draw::make(&self.random, self.nodes.len()));
+        self.random = draw.after;
+        self.ahead = [second, None];
+        let n = self.nodes.swap_remove(draw.index);
         self.on[n.nid() as usize] = false;
         Some(n)
     }
 
-    /// The node the next `pop` will take, unless something is pushed first.
-    pub fn peek(&self) -> Option<NodeId> {
-        if self.nodes.is_empty() {
-            return None;
+    /// The nodes the next two pops will take, unless something is pushed
+    /// first. The draws are kept for those pops, so looking ahead does not
+    /// cost a second run of the generator.
+    pub fn peek_two(&mut self) -> (Option<NodeId>, Option<NodeId>) {
+        let len = self.nodes.len();
+        if len == 0 {
+            return (None, None);
         }
-        let len = i32::try_from(self.nodes.len()).expect("fewer than 2^31 nodes");
-        let idx = self.random.clone().next_int(len) as usize;
-        Some(self.nodes[idx])
+        let first = self.ahead[0].get_or_insert_with(|| Draw::make(&self.random, len));
+        let (i1, after_first) = (first.index, first.after.clone());
+        if len == 1 {
+            return (Some(self.nodes[i1]), None);
+        }
+        let i2 = self.ahead[1]
+            .get_or_insert_with(|| Draw::make(&after_first, len - 1))
+            .index;
+        // The first pop moves the last node into the hole it leaves.
+        let second = if i2 == i1 {
+            self.nodes[len - 1]
+        } else {
+            self.nodes[i2]
+        };
+        (Some(self.nodes[i1]), Some(second))
     }
 
     /// Restarts the generator with `seed`, keeping the nodes on the list.
     pub fn reseed(&mut self, seed: u64) {
         self.seed = seed;
         self.random = JavaRandom::new(seed);
+        self.ahead = [None, None];
     }
 
     pub fn seed(&self) -> u64 {
@@ -131,11 +170,16 @@ impl WorkList {
 pub fn iterate(g: &mut Graph) {
     while let Some(n) = g.work.pop() {
         // The order is random, so on a large graph nearly every node taken
-        // is out of cache. Reading the next one now lets the processor
-        // fetch it while this one is optimized (it usually is the next;
-        // `black_box` keeps the compiler from dropping the unused read).
-        if let Some(next) = g.work.peek() {
-            std::hint::black_box(g.n_ins(next));
+        // is out of cache, and so are its inputs. Two pops ahead, start
+        // loading the node; one pop ahead, its inputs (the node itself
+        // should have arrived by now). Prefetches do not wait for memory,
+        // so this node's work overlaps the loads.
+        let (next, after) = g.work.peek_two();
+        if let Some(after) = after {
+            g.prefetch(after);
+        }
+        if let Some(next) = next {
+            g.prefetch_inputs(next);
         }
         if g.is_dead(n) {
             continue;
@@ -179,20 +223,48 @@ fn progress(g: &mut Graph, n: NodeId, x: NodeId) {
 #[cfg(test)]
 mod tests {
     use super::{JavaRandom, WorkList};
-    use crate::graph::Graph;
+    use crate::graph::{Graph, NodeId};
     use crate::node::NodeKind;
 
-    #[test]
-    fn peek_names_the_next_pop() {
+    /// Pops everything, pushing one of `extra` after every third pop, and
+    /// peeking before each pop if `peek`; returns the order of the pops.
+    fn drain(peek: bool) -> Vec<NodeId> {
         let mut g = Graph::new();
         let mut work = WorkList::new(123);
-        for _ in 0..50 {
-            work.push(g.add_node(NodeKind::Stop, vec![]));
+        let ids: Vec<NodeId> = (0..60)
+            .map(|_| g.add_node(NodeKind::Stop, vec![]))
+            .collect();
+        for &n in &ids[..50] {
+            work.push(n);
         }
-        while let Some(next) = work.peek() {
-            assert_eq!(work.pop(), Some(next));
+        let mut extra = ids[50..].iter();
+        let mut order = Vec::new();
+        let mut promised = None;
+        loop {
+            if peek {
+                let (next, after) = work.peek_two();
+                if promised.is_some() {
+                    assert_eq!(next, promised, "the second peek named the next pop");
+                }
+                promised = after;
+            }
+            let Some(n) = work.pop() else { break };
+            order.push(n);
+            if order.len() % 3 == 0 {
+                if let Some(&x) = extra.next() {
+                    work.push(x);
+                    promised = None; // a push changes what comes next
+                }
+            }
         }
-        assert_eq!(work.pop(), None);
+        order
+    }
+
+    #[test]
+    fn peek_two_names_the_next_pops_and_changes_nothing() {
+        let peeked = drain(true);
+        assert_eq!(peeked.len(), 60);
+        assert_eq!(peeked, drain(false));
     }
 
     #[test]
