@@ -67,9 +67,10 @@ use std::fmt::Write;
 pub struct Schedule {
     /// Depth in the dominator tree; `UNKNOWN` until first asked.
     idepth: Vec<u32>,
-    /// A Region's immediate dominator, once computed (other control nodes
-    /// find theirs in one step).
-    region_idom: Vec<Option<NodeId>>,
+    /// Immediate dominators known so far: a Region's once computed, and
+    /// every reachable control node's once the CFG is final (a table
+    /// is faster to read than the nodes, which a large graph scatters).
+    idom: Vec<Option<NodeId>>,
     /// Loop nesting depth: 1 outside every loop, one more per enclosing loop.
     loop_depth: Vec<u32>,
     /// The innermost Loop around each control node.
@@ -88,9 +89,7 @@ pub fn global_code_motion(g: &mut Graph, stop: NodeId) -> Schedule {
     g.close_gvn(); // no peephole runs after scheduling
     fix_infinite_loops(g, &mut s, stop);
     let rpo = reverse_post_order(g);
-    for &n in &rpo {
-        s.idepth(g, n); // fill the table: reading it later needs no `mut`
-    }
+    s.fill_dominators(g, &rpo);
     s.number_dominator_tree(g, &rpo);
     s.find_loops(g, &rpo);
     schedule_early(g, &mut s, &rpo);
@@ -213,25 +212,40 @@ impl Schedule {
 
     /// The immediate dominator; none for Start (nor Stop, never asked).
     pub fn idom(&mut self, g: &Graph, n: NodeId) -> Option<NodeId> {
+        let i = n.nid() as usize;
+        if let Some(Some(dom)) = self.idom.get(i) {
+            return Some(*dom);
+        }
         match g.kind(n) {
             NodeKind::Start { .. } | NodeKind::Stop => None,
             NodeKind::Loop => g.input(n, 1), // the entry, not the back edge
             NodeKind::Region => {
-                let i = n.nid() as usize;
-                if let Some(Some(dom)) = self.region_idom.get(i) {
-                    return Some(*dom);
-                }
                 let mut lca = None;
                 for p in cfg_preds(g, n) {
                     lca = Some(self.lca(g, p, lca));
                 }
-                if i >= self.region_idom.len() {
-                    self.region_idom.resize(g.len() + 1, None);
-                }
-                self.region_idom[i] = lca;
+                self.remember_idom(g, n, lca);
                 lca
             }
             _ => g.input(n, 0),
+        }
+    }
+
+    fn remember_idom(&mut self, g: &Graph, n: NodeId, dom: Option<NodeId>) {
+        let i = n.nid() as usize;
+        if i >= self.idom.len() {
+            self.idom.resize(g.len() + 1, None);
+        }
+        self.idom[i] = dom;
+    }
+
+    /// Fills the tables of depth and immediate dominator for every control
+    /// node, which GCM no longer changes.
+    fn fill_dominators(&mut self, g: &Graph, rpo: &[NodeId]) {
+        for &n in rpo {
+            self.idepth(g, n);
+            let dom = self.idom(g, n);
+            self.remember_idom(g, n, dom);
         }
     }
 
@@ -515,7 +529,8 @@ impl Early {
         stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
             for i in 0..g.n_ins(n) {
                 if let Some(def) = g.input(n, i) {
-                    if !is_pinned(g, def) {
+                    // Ask the table before the node: most inputs are done.
+                    if !self.is_done(def) && !is_pinned(g, def) {
                         self.visit(g, s, def);
                     }
                 }
@@ -535,6 +550,10 @@ impl Early {
         }
         self.block[n.nid() as usize] = Some(best);
         self.moves.push((n, best));
+    }
+
+    fn is_done(&self, n: NodeId) -> bool {
+        self.done.get(n.nid() as usize).copied().unwrap_or(false)
     }
 
     /// The block of `n`: the one chosen here, or its control input.
@@ -592,6 +611,10 @@ impl Late {
         g.move_to_blocks(&moves);
     }
 
+    fn is_visited(&self, n: NodeId) -> bool {
+        self.late[n.nid() as usize].is_some()
+    }
+
     fn visit(&mut self, g: &mut Graph, s: &mut Schedule, n: NodeId) {
         let i = n.nid() as usize;
         if self.late[i].is_some() {
@@ -611,14 +634,15 @@ impl Late {
         // Uses first. Memory writers go before the rest, so that when a
         // Load looks for the Stores it must precede, they are placed.
         let outs: UsersCopy = g.outputs(n).iter().copied().collect();
+        // (A use visited already is skipped before its node is read.)
         stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
             for &u in &outs {
-                if is_forwards_edge(g, u, n) && g.types.is_mem(g.ty(u)) {
+                if !self.is_visited(u) && is_forwards_edge(g, u, n) && g.types.is_mem(g.ty(u)) {
                     self.visit(g, s, u);
                 }
             }
             for &u in &outs {
-                if is_forwards_edge(g, u, n) {
+                if !self.is_visited(u) && is_forwards_edge(g, u, n) {
                     self.visit(g, s, u);
                 }
             }
