@@ -354,19 +354,29 @@ impl Schedule {
 /// The control nodes reachable from Start, in reverse post-order: every
 /// node after its dominators. (The dead-control node is left out.)
 fn reverse_post_order(g: &Graph) -> Vec<NodeId> {
-    fn walk(g: &Graph, n: NodeId, seen: &mut Vec<bool>, post: &mut Vec<NodeId>) {
-        if !is_cfg(g, n) || matches!(g.kind(n), NodeKind::XCtrl) || !mark(seen, n) {
-            return;
-        }
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-            for &u in g.outputs(n) {
-                walk(g, u, seen, post);
-            }
-        });
-        post.push(n);
-    }
+    let enters = |n: NodeId, seen: &mut Vec<bool>| {
+        is_cfg(g, n) && !matches!(g.kind(n), NodeKind::XCtrl) && mark(seen, n)
+    };
+    let mut seen = vec![false; g.len() + 1];
     let mut post = Vec::new();
-    walk(g, g.start(), &mut vec![false; g.len() + 1], &mut post);
+    // A depth-first walk with its own stack of (node, next use to try):
+    // a few bytes per level where a recursive call would take a frame,
+    // which on a long program is tens of megabytes of stack through the
+    // caches.
+    let mut stack = vec![(g.start(), 0)];
+    mark(&mut seen, g.start());
+    while let Some((n, i)) = stack.last_mut() {
+        let (n, outs) = (*n, g.outputs(*n));
+        if let Some(&u) = outs.get(*i) {
+            *i += 1;
+            if enters(u, &mut seen) {
+                stack.push((u, 0));
+            }
+        } else {
+            post.push(n);
+            stack.pop();
+        }
+    }
     post.reverse();
     post
 }
@@ -581,6 +591,22 @@ struct Late {
     placed: Vec<NodeId>,
     /// Scratch space for the blocks of one node's uses.
     use_blocks: Vec<NodeId>,
+    /// The walk's stack, and the copies of its nodes' users, kept between
+    /// walks to reuse their memory.
+    walk: Vec<LateFrame>,
+    users: Vec<NodeId>,
+}
+
+/// A node whose uses the late walk is visiting. Its users were copied to
+/// the walk's list of users from `start` on (the graph changes under the
+/// walk); `next` is the next to try. Memory writers are tried first, in a
+/// pass of their own (`all_uses` false).
+#[derive(Clone, Copy)]
+struct LateFrame {
+    n: NodeId,
+    start: usize,
+    next: usize,
+    all_uses: bool,
 }
 
 /// A copy of a node's users, to visit while the graph changes; most nodes
@@ -594,6 +620,8 @@ impl Late {
             anti: vec![None; g.len() + 1],
             placed: Vec::new(),
             use_blocks: Vec::new(),
+            walk: Vec::new(),
+            users: Vec::new(),
         }
     }
 
@@ -615,7 +643,56 @@ impl Late {
         self.late[n.nid() as usize].is_some()
     }
 
-    fn visit(&mut self, g: &mut Graph, s: &mut Schedule, n: NodeId) {
+    /// Places `root` and every node reached from it through uses, each
+    /// after its uses: a depth-first walk with a stack of its own. (A
+    /// recursive walk takes a frame per node on the longest chain of uses,
+    /// which on a long program is tens of megabytes of stack.)
+    fn visit(&mut self, g: &mut Graph, s: &mut Schedule, root: NodeId) {
+        // A walk can start another (see `anti_deps_of`); that one finds
+        // these lists taken and makes its own.
+        let mut walk = std::mem::take(&mut self.walk);
+        let mut users = std::mem::take(&mut self.users);
+        self.enter(g, root, &mut walk, &mut users);
+        while let Some(&top) = walk.last() {
+            let mut frame = top;
+            let mut found = None;
+            // Uses first. Memory writers go before the rest, so that when a
+            // Load looks for the Stores it must precede, they are placed. A
+            // use visited already is skipped before its node is read.
+            loop {
+                if frame.next == users.len() {
+                    if frame.all_uses {
+                        break;
+                    }
+                    frame.all_uses = true;
+                    frame.next = frame.start;
+                    continue;
+                }
+                let u = users[frame.next];
+                frame.next += 1;
+                if !self.is_visited(u)
+                    && is_forwards_edge(g, u, frame.n)
+                    && (frame.all_uses || g.types.is_mem(g.ty(u)))
+                {
+                    found = Some(u);
+                    break;
+                }
+            }
+            *walk.last_mut().expect("the frame is on the stack") = frame;
+            if let Some(u) = found {
+                self.enter(g, u, &mut walk, &mut users);
+            } else {
+                walk.pop();
+                users.truncate(frame.start);
+                self.place(g, s, frame.n);
+            }
+        }
+        self.walk = walk;
+        self.users = users;
+    }
+
+    /// Starts visiting `n`, unless it has been visited.
+    fn enter(&mut self, g: &Graph, n: NodeId, walk: &mut Vec<LateFrame>, users: &mut Vec<NodeId>) {
         let i = n.nid() as usize;
         if self.late[i].is_some() {
             return;
@@ -631,22 +708,19 @@ impl Late {
         } else if is_pinned(g, n) {
             self.late[i] = g.input(n, 0); // a Phi's Region, a projection's multi-node
         }
-        // Uses first. Memory writers go before the rest, so that when a
-        // Load looks for the Stores it must precede, they are placed.
-        let outs: UsersCopy = g.outputs(n).iter().copied().collect();
-        // (A use visited already is skipped before its node is read.)
-        stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
-            for &u in &outs {
-                if !self.is_visited(u) && is_forwards_edge(g, u, n) && g.types.is_mem(g.ty(u)) {
-                    self.visit(g, s, u);
-                }
-            }
-            for &u in &outs {
-                if !self.is_visited(u) && is_forwards_edge(g, u, n) {
-                    self.visit(g, s, u);
-                }
-            }
+        let start = users.len();
+        users.extend_from_slice(g.outputs(n));
+        walk.push(LateFrame {
+            n,
+            start,
+            next: start,
+            all_uses: false,
         });
+    }
+
+    /// Chooses the block of `n`, whose uses are all placed.
+    fn place(&mut self, g: &mut Graph, s: &mut Schedule, n: NodeId) {
+        let i = n.nid() as usize;
         if is_pinned(g, n) {
             return;
         }
