@@ -218,10 +218,48 @@ pub struct Node {
     in_gvn: bool,
     /// Nodes whose peepholes looked at this node without being its neighbour:
     /// they are queued again when this node changes. Most nodes have none,
-    /// so the list is boxed: eight bytes in every node rather than 24 (a
-    /// smaller node means more of a large graph in the caches). The box
-    /// holds a short list itself, so reading it is one step from the node.
-    deps: Option<Box<Edges<NodeId>>>,
+    /// so the list lives in the graph's table of dependents (`DepLists`)
+    /// and the node keeps only its place there: four bytes rather than 24.
+    deps: Option<DepSlot>,
+}
+
+/// The place of a list of dependents in `DepLists`.
+#[derive(Clone, Copy)]
+struct DepSlot(NonZeroU32);
+
+/// The lists of dependents of all nodes, in one table. A node's list is
+/// allocated when its first dependent comes and given back when they are
+/// queued; places given back are reused. One table instead of a small
+/// allocation per node keeps the lists together in memory, and dropping
+/// the graph frees it at once.
+#[derive(Default)]
+struct DepLists {
+    lists: Vec<Edges<NodeId>>,
+    free: Vec<DepSlot>,
+}
+
+impl DepLists {
+    fn get(&self, slot: DepSlot) -> &Edges<NodeId> {
+        &self.lists[slot.0.get() as usize - 1]
+    }
+
+    fn get_mut(&mut self, slot: DepSlot) -> &mut Edges<NodeId> {
+        &mut self.lists[slot.0.get() as usize - 1]
+    }
+
+    fn allocate(&mut self) -> DepSlot {
+        self.free.pop().unwrap_or_else(|| {
+            self.lists.push(Edges::new());
+            let n = u32::try_from(self.lists.len()).expect("fewer than 2^32 lists");
+            DepSlot(NonZeroU32::new(n).expect("the table is not empty"))
+        })
+    }
+
+    /// Empties the list at `slot` and gives the place back.
+    fn release(&mut self, slot: DepSlot) -> Edges<NodeId> {
+        self.free.push(slot);
+        std::mem::take(self.get_mut(slot))
+    }
 }
 
 /// Prefetches the cache line that holds `field`.
@@ -268,6 +306,8 @@ pub struct Graph {
     gvn: HashTable<GvnEntry>,
     /// Nodes that may be optimizable, for the iterative optimizer.
     pub work: WorkList,
+    /// Each node's dependents (see `Node::deps`).
+    deps: DepLists,
 }
 
 impl Graph {
@@ -279,6 +319,7 @@ impl Graph {
             disable_peephole: false,
             gvn: HashTable::new(),
             work: WorkList::new(123),
+            deps: DepLists::default(),
         }
     }
 
@@ -618,23 +659,29 @@ impl Graph {
         let neighbours =
             node.inputs.contains(&Some(dep)) || self.nodes[dep.index()].inputs.contains(&Some(n));
         let listed = || {
-            node.deps
-                .as_ref()
-                .is_some_and(|d| d.len() <= Self::SHORT_DEPS && d.contains(&dep))
+            node.deps.is_some_and(|slot| {
+                let list = self.deps.get(slot);
+                list.len() <= Self::SHORT_DEPS && list.contains(&dep)
+            })
         };
         if !neighbours && !listed() {
-            self.nodes[n.index()]
-                .deps
-                .get_or_insert_with(Box::default)
-                .push(dep);
+            let slot = match node.deps {
+                Some(slot) => slot,
+                None => {
+                    let slot = self.deps.allocate();
+                    self.nodes[n.index()].deps = Some(slot);
+                    slot
+                }
+            };
+            self.deps.get_mut(slot).push(dep);
         }
         n
     }
 
     /// Queues every node that depended on `n`.
     pub fn move_deps_to_worklist(&mut self, n: NodeId) {
-        if let Some(deps) = self.nodes[n.index()].deps.take() {
-            for d in *deps {
+        if let Some(slot) = self.nodes[n.index()].deps.take() {
+            for d in self.deps.release(slot) {
                 self.work.push(d);
             }
         }
