@@ -532,7 +532,11 @@ impl Graph {
     pub fn move_to_blocks(&mut self, moves: &[(NodeId, NodeId)]) {
         // For each old input, the users leaving it.
         let mut leaving: FxHashMap<NodeId, Vec<NodeId>> = FxHashMap::default();
-        for &(n, block) in moves {
+        for (i, &(n, block)) in moves.iter().enumerate() {
+            // The nodes lie scattered in memory; ask for those to come.
+            if let Some(&(ahead, _)) = moves.get(i + 8) {
+                self.prefetch(ahead);
+            }
             let old = self.input(n, 0);
             if old == Some(block) {
                 continue;
