@@ -270,22 +270,35 @@ fn prefetch_field<T>(field: &T) {
 /// What makes two nodes the same computation: the operator (with its data,
 /// such as a constant's value) and the very same inputs. The table keeps no
 /// copy of this key: a node in the table is locked (see `unlock`), so its
-/// key can be read from the node itself whenever it is needed.
-fn gvn_hash(nodes: &[Node], n: NodeId) -> u64 {
+/// key can be read from the node itself whenever it is needed. The hash is
+/// 32 bits, which is what the table keeps (see `GvnEntry`).
+fn gvn_hash(nodes: &[Node], n: NodeId) -> u32 {
     let node = &nodes[n.index()];
     let mut h = FxHasher::default();
     std::mem::discriminant(&node.kind).hash(&mut h);
     node.kind.gvn_data().hash(&mut h);
     node.inputs.hash(&mut h);
-    h.finish()
+    let h = h.finish();
+    (h >> 32) as u32 ^ h as u32
 }
 
 /// An entry of the value-numbering table: a node and the hash of its key.
 /// Keeping the hash means that growing the table moves entries without
-/// reading their nodes, which in a large program are mostly out of cache.
+/// reading their nodes, which in a large program are mostly out of cache;
+/// keeping 32 bits of it makes an entry eight bytes, so a large table is
+/// half the size it would be with all 64.
 struct GvnEntry {
-    hash: u64,
+    hash: u32,
     node: NodeId,
+}
+
+impl GvnEntry {
+    /// The 64-bit hash the table works with, made from the 32 kept bits:
+    /// multiplying by an odd constant spreads them over all 64 (the table
+    /// takes its control bits from the top).
+    fn table_hash(hash: u32) -> u64 {
+        u64::from(hash).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
 }
 
 fn gvn_same(nodes: &[Node], a: NodeId, b: NodeId) -> bool {
@@ -610,7 +623,7 @@ impl Graph {
     /// Takes `n` out of the value-numbering table before its inputs change.
     pub fn unlock(&mut self, n: NodeId) {
         if std::mem::take(&mut self.nodes[n.index()].in_gvn) {
-            let hash = gvn_hash(&self.nodes, n);
+            let hash = GvnEntry::table_hash(gvn_hash(&self.nodes, n));
             let found = self.gvn.find_entry(hash, |e| e.node == n);
             debug_assert!(found.is_ok(), "node {n} is not in the table");
             if let Ok(entry) = found {
@@ -630,12 +643,14 @@ impl Graph {
         let nodes = &self.nodes;
         let hash = gvn_hash(nodes, n);
         let same = |e: &GvnEntry| e.hash == hash && gvn_same(nodes, e.node, n);
-        match self.gvn.find(hash, same) {
+        match self.gvn.find(GvnEntry::table_hash(hash), same) {
             Some(e) if e.node != n => Some(e.node),
             Some(_) => None,
             None => {
                 let entry = GvnEntry { hash, node: n };
-                self.gvn.insert_unique(hash, entry, |e| e.hash);
+                let table_hash = |e: &GvnEntry| GvnEntry::table_hash(e.hash);
+                self.gvn
+                    .insert_unique(GvnEntry::table_hash(hash), entry, table_hash);
                 self.nodes[n.index()].in_gvn = true;
                 None
             }
