@@ -15,7 +15,7 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 mod programs;
-use programs::{if_heavy, loop_heavy, straight_line, struct_heavy};
+use programs::{compile_schedule, if_heavy, loop_heavy, straight_line, struct_heavy, Shape};
 
 fn compile(src: &str) -> usize {
     let mut code = chapter06::CodeGen::new(src);
@@ -30,17 +30,6 @@ fn compile_iterate(src: &str) -> usize {
         .iterate();
     code.graph.len()
 }
-
-fn compile_schedule(src: &str) -> usize {
-    let mut code = chapter11::CodeGen::new(src);
-    code.parse()
-        .expect("generated programs are valid")
-        .iterate()
-        .expect("generated programs pass the null check");
-    code.graph.len()
-}
-
-type Shape = (&'static str, fn(usize) -> String);
 
 fn bench(c: &mut Criterion) {
     let arithmetic: [Shape; 2] = [("straight", straight_line), ("if-heavy", if_heavy)];

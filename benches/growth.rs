@@ -19,33 +19,22 @@ use std::time::Instant;
 
 #[allow(dead_code)] // the criterion benchmark uses the other shapes
 mod programs;
-use programs::{loop_heavy, struct_heavy};
+use programs::{compile_schedule, loop_heavy, struct_heavy, Shape};
 
 const SMALL: usize = 1_000;
 const LARGE: usize = 100_000;
 /// Compiles of the small program per round: about one large compile.
 const SMALL_REPEATS: usize = LARGE / SMALL;
 
-fn compile(src: &str) -> usize {
-    let mut code = chapter11::CodeGen::new(src);
-    code.parse()
-        .expect("generated programs are valid")
-        .iterate()
-        .expect("generated programs pass the null check");
-    code.graph.len()
-}
-
 /// Microseconds per statement of `repeats` compiles of a program of `n`
 /// statements.
 fn time_per_statement(src: &str, n: usize, repeats: usize) -> f64 {
     let start = Instant::now();
     for _ in 0..repeats {
-        black_box(compile(black_box(src)));
+        black_box(compile_schedule(black_box(src)));
     }
     start.elapsed().as_secs_f64() * 1e6 / (n * repeats) as f64
 }
-
-type Shape = (&'static str, fn(usize) -> String);
 
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);

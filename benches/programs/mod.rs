@@ -1,6 +1,7 @@
 //! The generated programs that both benchmarks compile: `compile`
 //! (criterion, every chapter's group) and `growth` (chapter 11's 1k and
-//! 100k programs timed alternately).
+//! 100k programs timed alternately), and chapter 11's compile, which both
+//! time.
 
 use std::fmt::Write;
 
@@ -106,4 +107,18 @@ P? r = null;
     }
     let _ = writeln!(src, "return v0 + p.x + q.y;");
     src
+}
+
+/// A program shape: its name and its generator.
+pub type Shape = (&'static str, fn(usize) -> String);
+
+/// Chapter 11's pipeline: parse, optimize, null check and global code
+/// motion; dropping the graph is part of the time.
+pub fn compile_schedule(src: &str) -> usize {
+    let mut code = chapter11::CodeGen::new(src);
+    code.parse()
+        .expect("generated programs are valid")
+        .iterate()
+        .expect("generated programs pass the null check");
+    code.graph.len()
 }

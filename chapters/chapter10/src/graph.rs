@@ -227,6 +227,12 @@ pub struct Node {
 #[derive(Clone, Copy)]
 struct DepSlot(NonZeroU32);
 
+impl DepSlot {
+    fn index(self) -> usize {
+        self.0.get() as usize - 1
+    }
+}
+
 /// The lists of dependents of all nodes, in one table. A node's list is
 /// allocated when its first dependent comes and given back when they are
 /// queued; places given back are reused. One table instead of a small
@@ -240,25 +246,25 @@ struct DepLists {
 
 impl DepLists {
     fn get(&self, slot: DepSlot) -> &Edges<NodeId> {
-        &self.lists[slot.0.get() as usize - 1]
+        &self.lists[slot.index()]
     }
 
-    fn get_mut(&mut self, slot: DepSlot) -> &mut Edges<NodeId> {
-        &mut self.lists[slot.0.get() as usize - 1]
-    }
-
-    fn allocate(&mut self) -> DepSlot {
-        self.free.pop().unwrap_or_else(|| {
+    /// Appends `dep` to the list at `slot`, or to a new list if there is
+    /// none yet; returns the list's place.
+    fn push(&mut self, slot: Option<DepSlot>, dep: NodeId) -> DepSlot {
+        let slot = slot.or_else(|| self.free.pop()).unwrap_or_else(|| {
             self.lists.push(Edges::new());
             let n = u32::try_from(self.lists.len()).expect("fewer than 2^32 lists");
             DepSlot(NonZeroU32::new(n).expect("the table is not empty"))
-        })
+        });
+        self.lists[slot.index()].push(dep);
+        slot
     }
 
     /// Empties the list at `slot` and gives the place back.
     fn release(&mut self, slot: DepSlot) -> Edges<NodeId> {
         self.free.push(slot);
-        std::mem::take(self.get_mut(slot))
+        std::mem::take(&mut self.lists[slot.index()])
     }
 }
 
@@ -664,31 +670,24 @@ impl Graph {
     /// `dep` is queued again. Neighbours are queued anyway and need no entry.
     pub fn add_dep(&mut self, n: NodeId, dep: NodeId) -> NodeId {
         let node = &self.nodes[n.index()];
+        // `dep` is a user of `n` exactly when `n` is an input of `dep`; ask
+        // that short list rather than `n`'s many users. These tests come
+        // first: they read the two nodes, which are at hand, while the list
+        // of dependents is elsewhere in memory.
+        if node.inputs.contains(&Some(dep)) || self.nodes[dep.index()].inputs.contains(&Some(n)) {
+            return n;
+        }
         // A node that many peepholes look at (such as `arg`) gathers a long
         // list; searching it every time would be quadratic, so a long list
         // may hold a node twice. Queueing is idempotent: a repeat changes
-        // nothing. `dep` is a user of `n` exactly when `n` is an input of
-        // `dep`; ask that short list rather than `n`'s many users.
-        // The neighbour tests come first: they read the two nodes, which
-        // are at hand, while the list is elsewhere in memory.
-        let neighbours =
-            node.inputs.contains(&Some(dep)) || self.nodes[dep.index()].inputs.contains(&Some(n));
-        let listed = || {
-            node.deps.is_some_and(|slot| {
-                let list = self.deps.get(slot);
-                list.len() <= Self::SHORT_DEPS && list.contains(&dep)
-            })
-        };
-        if !neighbours && !listed() {
-            let slot = match node.deps {
-                Some(slot) => slot,
-                None => {
-                    let slot = self.deps.allocate();
-                    self.nodes[n.index()].deps = Some(slot);
-                    slot
-                }
-            };
-            self.deps.get_mut(slot).push(dep);
+        // nothing.
+        let listed = node.deps.is_some_and(|slot| {
+            let list = self.deps.get(slot);
+            list.len() <= Self::SHORT_DEPS && list.contains(&dep)
+        });
+        if !listed {
+            let slot = self.deps.push(node.deps, dep);
+            self.nodes[n.index()].deps = Some(slot);
         }
         n
     }

@@ -165,7 +165,7 @@ fn phis(g: &Graph, region: NodeId) -> impl Iterator<Item = NodeId> + '_ {
 /// How far ahead a pass over a list of nodes asks for the ones to come:
 /// far enough for a trip to memory, near enough that they are still in
 /// the cache when their turn comes.
-const PREFETCH_AHEAD: usize = 8;
+pub(crate) const PREFETCH_AHEAD: usize = 8;
 
 /// Asks for `list[i + PREFETCH_AHEAD]`: on a large graph the nodes of a
 /// list lie scattered in memory, but the list says which come next.
@@ -709,10 +709,10 @@ impl Late {
 
     /// Starts visiting `n`, unless it has been visited.
     fn enter(&mut self, g: &Graph, n: NodeId, walk: &mut Vec<LateFrame>, users: &mut Vec<NodeId>) {
-        let i = n.nid() as usize;
-        if self.late[i].is_some() {
+        if self.is_visited(n) {
             return;
         }
+        let i = n.nid() as usize;
         // Nodes whose block is known get it first, so that a walk around a
         // loop stops at them.
         if is_cfg(g, n) {
