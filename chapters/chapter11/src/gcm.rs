@@ -51,7 +51,9 @@
 //! Simple keeps the per-block facts as fields of its CFG nodes (`_idepth`,
 //! `_loopDepth`, `_anti`). Here they live in side tables indexed by node
 //! number, in [`Schedule`] and in the late-scheduling pass; the graph itself
-//! carries only the result, input 0 of every floating node.
+//! carries only the result, input 0 of every floating node. The walks over
+//! the CFG (steps 1 and 2) follow a compact copy of its edges, `Cfg`,
+//! rather than the nodes themselves.
 //!
 //! The second half of this file prints the scheduled program block by
 //! block (Simple's `IRPrinter.prettyPrintScheduled`).
@@ -87,11 +89,14 @@ const UNKNOWN: u32 = u32::MAX;
 pub fn global_code_motion(g: &mut Graph, stop: NodeId) -> Schedule {
     let mut s = Schedule::default();
     g.close_gvn(); // no peephole runs after scheduling
-    fix_infinite_loops(g, &mut s, stop);
-    let rpo = reverse_post_order(g);
+    let mut cfg = Cfg::build(g);
+    if fix_infinite_loops(g, &cfg, &mut s, stop) {
+        cfg = Cfg::build(g);
+    }
+    let rpo = reverse_post_order(g, &cfg);
     s.fill_dominators(g, &rpo);
     s.number_dominator_tree(g, &rpo);
-    s.find_loops(g, &rpo);
+    s.find_loops(g, &cfg, &rpo);
     schedule_early(g, &mut s, &rpo);
     Late::new(g).run(g, &mut s);
     s
@@ -341,7 +346,7 @@ impl Schedule {
     /// `while` makes only such natural loops, and reverse post-order visits
     /// an outer loop's head before an inner one's, so the last head to
     /// claim a node is its innermost loop.
-    fn find_loops(&mut self, g: &Graph, rpo: &[NodeId]) {
+    fn find_loops(&mut self, g: &Graph, cfg: &Cfg, rpo: &[NodeId]) {
         self.loop_depth = vec![1; g.len() + 1];
         self.loop_head = vec![None; g.len() + 1];
         for (i, &head) in rpo.iter().enumerate() {
@@ -360,31 +365,105 @@ impl Schedule {
                 }
                 self.loop_depth[i] += 1;
                 self.loop_head[i] = Some(head);
-                work.extend(cfg_preds(g, n));
+                work.extend_from_slice(cfg.preds(n));
             }
         }
     }
 }
 
+/// The control-flow graph, compact: each live control node's successors
+/// (its control users, in the order of its users) and predecessors (as
+/// `cfg_preds` gives them), in tables of their own. On a large program the
+/// nodes lie scattered in memory, and a walk over them waits for each node
+/// in turn before it knows the next; these tables are small and dense.
+/// Building them reads the control nodes in the order they were made,
+/// which is the order they lie in memory, so the reads can be asked for
+/// ahead.
+struct Cfg {
+    /// Each control node's place in the tables below, by node number.
+    place: Vec<u32>,
+    /// Where each node's successors start in `succs`, by place; one more
+    /// entry at the end. Likewise for predecessors.
+    succ_start: Vec<u32>,
+    succs: Vec<NodeId>,
+    pred_start: Vec<u32>,
+    preds: Vec<NodeId>,
+}
+
+impl Cfg {
+    const ABSENT: u32 = u32::MAX;
+
+    /// Builds the tables from the graph as it is now; a change to the
+    /// control flow needs a new build.
+    fn build(g: &Graph) -> Cfg {
+        let made = g.control_nodes();
+        let mut place = vec![Self::ABSENT; g.len() + 1];
+        let mut live = Vec::new();
+        let mut xctrl = None;
+        for (k, &n) in made.iter().enumerate() {
+            prefetch_ahead(g, made, k);
+            if !g.is_dead(n) {
+                place[n.nid() as usize] = live.len() as u32;
+                live.push(n);
+                if matches!(g.kind(n), NodeKind::XCtrl) {
+                    xctrl = Some(n);
+                }
+            }
+        }
+        let mut cfg = Cfg {
+            place,
+            succ_start: Vec::with_capacity(live.len() + 1),
+            succs: Vec::new(),
+            pred_start: Vec::with_capacity(live.len() + 1),
+            preds: Vec::new(),
+        };
+        for (k, &n) in live.iter().enumerate() {
+            prefetch_ahead(g, &live, k);
+            cfg.succ_start.push(cfg.succs.len() as u32);
+            for &u in g.outputs(n) {
+                // Dead control leads nowhere: no walk enters it.
+                if cfg.place[u.nid() as usize] != Self::ABSENT && Some(u) != xctrl {
+                    cfg.succs.push(u);
+                }
+            }
+            cfg.pred_start.push(cfg.preds.len() as u32);
+            cfg.preds.extend(cfg_preds(g, n));
+        }
+        cfg.succ_start.push(cfg.succs.len() as u32);
+        cfg.pred_start.push(cfg.preds.len() as u32);
+        cfg
+    }
+
+    fn span(&self, start: &[u32], n: NodeId) -> std::ops::Range<usize> {
+        let k = self.place[n.nid() as usize] as usize;
+        start[k] as usize..start[k + 1] as usize
+    }
+
+    fn succs(&self, n: NodeId) -> &[NodeId] {
+        &self.succs[self.span(&self.succ_start, n)]
+    }
+
+    fn preds(&self, n: NodeId) -> &[NodeId] {
+        &self.preds[self.span(&self.pred_start, n)]
+    }
+}
+
 /// The control nodes reachable from Start, in reverse post-order: every
 /// node after its dominators. (The dead-control node is left out.)
-fn reverse_post_order(g: &Graph) -> Vec<NodeId> {
-    let enters = |n: NodeId, seen: &mut Vec<bool>| {
-        is_cfg(g, n) && !matches!(g.kind(n), NodeKind::XCtrl) && mark(seen, n)
-    };
+fn reverse_post_order(g: &Graph, cfg: &Cfg) -> Vec<NodeId> {
     let mut seen = vec![false; g.len() + 1];
     let mut post = Vec::new();
-    // A depth-first walk with its own stack of (node, next use to try):
-    // a few bytes per level where a recursive call would take a frame,
-    // which on a long program is tens of megabytes of stack through the
-    // caches.
+    // A depth-first walk with its own stack of (node, next successor to
+    // try): a few bytes per level where a recursive call would take a
+    // frame, which on a long program is tens of megabytes of stack through
+    // the caches.
     let mut stack = vec![(g.start(), 0)];
     mark(&mut seen, g.start());
     while let Some((n, i)) = stack.last_mut() {
-        let (n, outs) = (*n, g.outputs(*n));
-        if let Some(&u) = outs.get(*i) {
+        let (n, succs) = (*n, cfg.succs(*n));
+        if let Some(&u) = succs.get(*i) {
             *i += 1;
-            if enters(u, &mut seen) {
+            if mark(&mut seen, u) {
                 stack.push((u, 0));
             }
         } else {
@@ -399,8 +478,9 @@ fn reverse_post_order(g: &Graph) -> Vec<NodeId> {
 // ---------------------------------------------------------------------------
 // Step 1: infinite loops get an exit.
 
-fn fix_infinite_loops(g: &mut Graph, s: &mut Schedule, stop: NodeId) {
-    let (reached, order) = reaching_stop(g, stop);
+/// Returns whether it changed the graph.
+fn fix_infinite_loops(g: &mut Graph, cfg: &Cfg, s: &mut Schedule, stop: NodeId) -> bool {
+    let (reached, order) = reaching_stop(g, cfg, stop);
     // Where control goes that never returns: Start, if nothing returns at
     // all, and each arm of a returning If that itself never returns.
     let mut dead_ends = Vec::new();
@@ -417,7 +497,7 @@ fn fix_infinite_loops(g: &mut Graph, s: &mut Schedule, stop: NodeId) {
         }
     }
     if dead_ends.is_empty() {
-        return;
+        return false;
     }
     // Simple walks these from a hash set; node order is our stable choice.
     dead_ends.sort();
@@ -431,18 +511,19 @@ fn fix_infinite_loops(g: &mut Graph, s: &mut Schedule, stop: NodeId) {
     // passes it, gets no Never, and stays unreachable from Stop. Simple
     // then prints `Stop[ ]`; so do we. Nothing below needs every node to
     // reach Stop: both schedules walk forward from Start.
+    true
 }
 
 /// The control nodes from which some Return is reachable, as a table by
 /// node number and in the order found: a walk backwards from Stop.
-fn reaching_stop(g: &Graph, stop: NodeId) -> (Vec<bool>, Vec<NodeId>) {
+fn reaching_stop(g: &Graph, cfg: &Cfg, stop: NodeId) -> (Vec<bool>, Vec<NodeId>) {
     let mut reached = vec![false; g.len() + 1];
     let mut order = Vec::new();
-    let mut work: Vec<NodeId> = cfg_preds(g, stop).collect();
+    let mut work: Vec<NodeId> = cfg.preds(stop).to_vec();
     while let Some(n) = work.pop() {
         if mark(&mut reached, n) {
             order.push(n);
-            work.extend(cfg_preds(g, n));
+            work.extend_from_slice(cfg.preds(n));
         }
     }
     (reached, order)
@@ -1102,4 +1183,55 @@ fn print_line(g: &Graph, n: NodeId, left: &mut [Option<u32>], out: &mut String) 
         out.push_str(&g.types.str(t));
     }
     out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{cfg_preds, Cfg};
+    use crate::node::{is_cfg, NodeKind};
+    use crate::CodeGen;
+
+    /// For every live control node, the compact CFG lists the successors
+    /// and predecessors that the graph's own edges give. Returns how many
+    /// `Never` branches scheduling added.
+    fn check(src: &str) -> usize {
+        let mut code = CodeGen::new(src);
+        code.parse().unwrap().iterate().unwrap();
+        let g = &code.graph;
+        let cfg = Cfg::build(g);
+        let (mut loops, mut nevers) = (0, 0);
+        for &n in g.control_nodes() {
+            if g.is_dead(n) {
+                continue;
+            }
+            loops += usize::from(matches!(g.kind(n), NodeKind::Loop));
+            nevers += usize::from(matches!(g.kind(n), NodeKind::Never));
+            let succs: Vec<_> = g
+                .outputs(n)
+                .iter()
+                .copied()
+                .filter(|&u| is_cfg(g, u) && !matches!(g.kind(u), NodeKind::XCtrl))
+                .collect();
+            assert_eq!(cfg.succs(n), succs, "successors of {n}");
+            let preds: Vec<_> = cfg_preds(g, n).collect();
+            assert_eq!(cfg.preds(n), preds, "predecessors of {n}");
+        }
+        assert!(loops > 0, "the program keeps a loop");
+        nevers
+    }
+
+    #[test]
+    fn compact_cfg_matches_the_graph() {
+        let nevers = check(
+            "int i = 0; int s = 0;
+while (i < arg) { i = i + 1; if (i == 3) continue; if (i > 10) break; s = s + i; }
+if (s) s = s * 2; else s = 1;
+return s;",
+        );
+        assert_eq!(nevers, 0);
+        // An infinite inner loop: scheduling adds a Never branch, and so
+        // builds the compact CFG again.
+        let nevers = check("int i = 0; while (arg) { while (1) i = i + 1; } return i;");
+        assert_eq!(nevers, 1);
+    }
 }

@@ -333,6 +333,8 @@ pub struct Graph {
     pub work: WorkList,
     /// Each node's dependents (see `Node::deps`).
     deps: DepLists,
+    /// Every control node ever made, in order (some may be dead).
+    control: Vec<NodeId>,
 }
 
 impl Graph {
@@ -348,6 +350,7 @@ impl Graph {
             gvn_closed: false,
             work: WorkList::new(123),
             deps: DepLists::default(),
+            control: Vec::new(),
         }
     }
 
@@ -356,6 +359,9 @@ impl Graph {
         let id = NodeId::from_index(self.nodes.len());
         for def in inputs.iter().flatten() {
             self.nodes[def.index()].outputs.push(id);
+        }
+        if kind.is_cfg() {
+            self.control.push(id);
         }
         self.nodes.push(Node {
             kind,
@@ -453,6 +459,11 @@ impl Graph {
             prefetch_field(&node.ty);
             prefetch_field(&node.kind);
         }
+    }
+
+    /// Every control node ever made, in order; some may be dead.
+    pub fn control_nodes(&self) -> &[NodeId] {
+        &self.control
     }
 
     pub fn n_ins(&self, n: NodeId) -> usize {

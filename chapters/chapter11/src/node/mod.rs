@@ -160,6 +160,22 @@ impl NodeKind {
         matches!(self, NodeKind::Region | NodeKind::Loop)
     }
 
+    /// A control node: the ones drawn as yellow boxes.
+    pub fn is_cfg(&self) -> bool {
+        matches!(
+            self,
+            NodeKind::Start { .. }
+                | NodeKind::Stop
+                | NodeKind::Return
+                | NodeKind::If
+                | NodeKind::Never
+                | NodeKind::CProj { .. }
+                | NodeKind::XCtrl
+                | NodeKind::Region
+                | NodeKind::Loop
+        )
+    }
+
     /// Two nodes compute the same operator (same class in Simple).
     fn same_op(&self, other: &NodeKind) -> bool {
         match (self, other) {
@@ -238,18 +254,7 @@ pub fn glabel(g: &Graph, n: NodeId) -> String {
 
 /// Control-flow nodes: the ones drawn as yellow boxes.
 pub fn is_cfg(g: &Graph, n: NodeId) -> bool {
-    matches!(
-        g.kind(n),
-        NodeKind::Start { .. }
-            | NodeKind::Stop
-            | NodeKind::Return
-            | NodeKind::If
-            | NodeKind::Never
-            | NodeKind::CProj { .. }
-            | NodeKind::XCtrl
-            | NodeKind::Region
-            | NodeKind::Loop
-    )
+    g.kind(n).is_cfg()
 }
 
 /// Nodes that produce memory: stores, memory phis, merges and Start's
