@@ -399,15 +399,11 @@ impl Cfg {
         let made = g.control_nodes();
         let mut place = vec![Self::ABSENT; g.len() + 1];
         let mut live = Vec::new();
-        let mut xctrl = None;
         for (k, &n) in made.iter().enumerate() {
             prefetch_ahead(g, made, k);
             if !g.is_dead(n) {
                 place[n.nid() as usize] = live.len() as u32;
                 live.push(n);
-                if matches!(g.kind(n), NodeKind::XCtrl) {
-                    xctrl = Some(n);
-                }
             }
         }
         let mut cfg = Cfg {
@@ -422,7 +418,7 @@ impl Cfg {
             cfg.succ_start.push(cfg.succs.len() as u32);
             for &u in g.outputs(n) {
                 // Dead control leads nowhere: no walk enters it.
-                if cfg.place[u.nid() as usize] != Self::ABSENT && Some(u) != xctrl {
+                if cfg.place[u.nid() as usize] != Self::ABSENT && u != g.xctrl() {
                     cfg.succs.push(u);
                 }
             }
