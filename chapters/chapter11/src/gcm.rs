@@ -60,8 +60,10 @@
 
 use crate::graph::{Graph, NodeId};
 use crate::node::{is_cfg, label, mem_merge_slice, NodeKind};
+use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 use std::fmt::Write;
 
 /// Facts about the control-flow graph, by node number.
@@ -1047,13 +1049,21 @@ fn is_forwards_edge(g: &Graph, u: NodeId, def: NodeId) -> bool {
 // an empty slot) padded to 4, then `[[`, its uses (`____` for each `keep`
 // pin), `]]` and its type in short form.
 
-/// The listing of the scheduled program around `root`.
+/// The scheduled program reached from `root` within `depth` steps along
+/// inputs, block by block (Simple's `IRPrinter.prettyPrintScheduled`).
+///
+/// Blocks come out shallowest in the dominator tree first, ties broken by
+/// node number. Within a block the Phis come first, then the other members
+/// farthest from the root first. Simple takes members out of a list by
+/// scanning it and moving the last entry into each gap; that order is kept
+/// exactly, but each scan visits only the places of the nodes it takes, so
+/// the whole listing is `O(n log n)` however large a block is.
 pub fn print_scheduled(g: &Graph, s: &Schedule, root: NodeId, depth: u32) -> String {
     // Breadth first from `root` along inputs, noting how much depth was
     // left at each node's first visit (Simple's walk keeps the largest:
     // the same).
     let mut left: Vec<Option<u32>> = vec![None; g.len() + 1];
-    let mut pending = vec![root];
+    let mut reached = vec![root];
     left[root.nid() as usize] = Some(depth);
     let mut queue = VecDeque::from([root]);
     while let Some(n) = queue.pop_front() {
@@ -1065,62 +1075,104 @@ pub fn print_scheduled(g: &Graph, s: &Schedule, root: NodeId, depth: u32) -> Str
             let slot = &mut left[def.nid() as usize];
             if slot.is_none() {
                 *slot = Some(d - 1);
-                pending.push(def);
+                reached.push(def);
                 queue.push_back(def);
             }
         }
     }
 
+    // A block is due while some reached node not yet printed names it as
+    // its block. Printing only ever retires blocks, so popping a heap and
+    // skipping the blocks no longer due gives the shallowest due block
+    // each time.
+    let mut due: FxHashMap<NodeId, u32> = FxHashMap::default();
+    for &n in &reached {
+        if let Some(b) = block(g, n) {
+            *due.entry(b).or_default() += 1;
+        }
+    }
+    let mut blocks: BinaryHeap<Reverse<(u32, NodeId)>> =
+        due.keys().map(|&b| Reverse((s.idepth_of(b), b))).collect();
+    // Where each member of the block being printed sits in its list.
+    let mut place: Vec<u32> = vec![0; g.len() + 1];
     let mut out = String::new();
-    while !pending.is_empty() {
-        let Some(blk) = pending
-            .iter()
-            .filter_map(|&n| block(g, n))
-            .min_by_key(|&b| (s.idepth_of(b), b.nid()))
-        else {
-            break; // what is left was never scheduled
-        };
-        left[blk.nid() as usize] = None;
+    while let Some(Reverse((_, blk))) = blocks.pop() {
+        if due[&blk] == 0 {
+            continue;
+        }
+        retire(g, blk, &mut left, &mut due);
         block_header(g, blk, &mut out);
 
-        // The block's members within reach, once each.
+        // The block's members within reach, once each (a node that uses
+        // the block twice is listed once).
         let mut body: Vec<NodeId> = Vec::new();
         for &u in g.outputs(blk) {
-            if left[u.nid() as usize].is_some() && !is_block_head(g, u) && !body.contains(&u) {
+            let slot = u.nid() as usize;
+            let listed = body.get(place[slot] as usize) == Some(&u);
+            if left[slot].is_some() && !is_block_head(g, u) && !listed {
+                place[slot] = body.len() as u32;
                 body.push(u);
             }
         }
-        let mut xd = body
-            .iter()
-            .filter_map(|&u| left[u.nid() as usize])
-            .min()
-            .unwrap_or(0);
-        // Phis first. Removing moves the last entry into the gap, as
-        // Simple's list removal does; the order of the rest depends on it.
-        let mut i = 0;
-        while i < body.len() {
-            if matches!(g.kind(body[i]), NodeKind::Phi { .. }) {
-                print_line(g, body.swap_remove(i), &mut left, &mut out);
-            } else {
-                i += 1;
-            }
+        let is_phi = |n: NodeId| matches!(g.kind(n), NodeKind::Phi { .. });
+        let phis: Vec<usize> = (0..body.len()).filter(|&i| is_phi(body[i])).collect();
+        let mut lines = take_in_scan_order(&mut body, &phis, &mut place, is_phi);
+        // Then the rest, grouped by the depth left at their first visit,
+        // smallest (farthest from the root) first.
+        let mut by_depth: BTreeMap<u32, Vec<NodeId>> = BTreeMap::new();
+        for &u in &body {
+            let d = left[u.nid() as usize].expect("members are within reach");
+            by_depth.entry(d).or_default().push(u);
         }
-        // Then the rest, farthest from the root first.
-        while !body.is_empty() {
-            let mut i = 0;
-            while i < body.len() {
-                if left[body[i].nid() as usize] == Some(xd) {
-                    print_line(g, body.swap_remove(i), &mut left, &mut out);
-                } else {
-                    i += 1;
-                }
-            }
-            xd += 1;
+        for (d, members) in by_depth {
+            let mut at: Vec<usize> = members
+                .iter()
+                .map(|u| place[u.nid() as usize] as usize)
+                .collect();
+            at.sort_unstable();
+            let at_depth = |n: NodeId| left[n.nid() as usize] == Some(d);
+            lines.extend(take_in_scan_order(&mut body, &at, &mut place, at_depth));
+        }
+        for n in lines {
+            print_line(g, n, &mut out);
+            retire(g, n, &mut left, &mut due);
         }
         out.push('\n');
-        pending.retain(|&n| left[n.nid() as usize].is_some());
     }
     out
+}
+
+/// Marks `n` printed, and counts it off the block it names.
+fn retire(g: &Graph, n: NodeId, left: &mut [Option<u32>], due: &mut FxHashMap<NodeId, u32>) {
+    if left[n.nid() as usize].take().is_some() {
+        if let Some(count) = block(g, n).and_then(|b| due.get_mut(&b)) {
+            *count -= 1;
+        }
+    }
+}
+
+/// Takes out of `list` every node that `wanted` accepts, in the order of
+/// Simple's scan: front to back, and on a hit the last entry moves into
+/// the gap and is looked at in turn. `at` holds, in ascending order, the
+/// places of the wanted nodes; since entries only ever move into the place
+/// being scanned, every other place can be skipped. `place` is kept up to
+/// date for the entries that move.
+fn take_in_scan_order(
+    list: &mut Vec<NodeId>,
+    at: &[usize],
+    place: &mut [u32],
+    wanted: impl Fn(NodeId) -> bool,
+) -> Vec<NodeId> {
+    let mut taken = Vec::with_capacity(at.len());
+    for &i in at {
+        while i < list.len() && wanted(list[i]) {
+            taken.push(list.swap_remove(i));
+            if let Some(&moved) = list.get(i) {
+                place[moved.nid() as usize] = i as u32;
+            }
+        }
+    }
+    taken
 }
 
 /// `START`, `LOOP12` or `L12`.
@@ -1146,8 +1198,7 @@ fn block_header(g: &Graph, blk: NodeId, out: &mut String) {
 }
 
 /// One node: `  22 LE        19   21    7       [[    24       ]]  int`.
-fn print_line(g: &Graph, n: NodeId, left: &mut [Option<u32>], out: &mut String) {
-    left[n.nid() as usize] = None;
+fn print_line(g: &Graph, n: NodeId, out: &mut String) {
     let _ = write!(out, "{:4} {:<7.7} ", n.nid(), label(g, n));
     let ins = g.inputs(n);
     for def in ins {
