@@ -12,6 +12,7 @@
 use crate::graph::{Graph, NodeId};
 use crate::node::{is_cfg, BoolOp, NodeKind};
 use rustc_hash::FxHashMap;
+use std::cell::Cell;
 
 /// How an evaluation ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,6 +31,7 @@ pub fn evaluate(g: &Graph, arg: i64, loops: usize) -> Outcome {
     Evaluator {
         g,
         phis: FxHashMap::default(),
+        memo: Cell::default(),
         arg,
     }
     .run(loops)
@@ -39,6 +41,9 @@ struct Evaluator<'g> {
     g: &'g Graph,
     /// The current value of every phi that control has passed.
     phis: FxHashMap<NodeId, i64>,
+    /// The values worked out while answering one question, kept between
+    /// questions so that the table is allocated once.
+    memo: Cell<FxHashMap<NodeId, i64>>,
     arg: i64,
 }
 
@@ -95,8 +100,13 @@ impl Evaluator<'_> {
 
     /// The value of a data node now.
     fn value(&self, n: NodeId) -> i64 {
-        let mut memo = FxHashMap::default();
-        self.value_memo(n, &mut memo)
+        // One table for every question, emptied each time: making and
+        // growing a new one per question was most of the evaluation time.
+        let mut memo = self.memo.take();
+        memo.clear();
+        let v = self.value_memo(n, &mut memo);
+        self.memo.set(memo);
+        v
     }
 
     fn value_memo(&self, n: NodeId, memo: &mut FxHashMap<NodeId, i64>) -> i64 {

@@ -21,6 +21,7 @@ use crate::graph::{Graph, NodeId};
 use crate::node::{is_cfg, BoolOp, NodeKind};
 use crate::types::{Type, TypeId};
 use rustc_hash::FxHashMap;
+use std::cell::Cell;
 use std::fmt;
 use std::rc::Rc;
 
@@ -79,6 +80,7 @@ pub fn evaluate(
         g,
         first_alias,
         phis: FxHashMap::default(),
+        memo: Cell::default(),
         news: FxHashMap::default(),
         objects: Vec::new(),
         arg,
@@ -151,6 +153,9 @@ struct Evaluator<'g> {
     first_alias: &'g FxHashMap<TypeId, u32>,
     /// The current value of every phi that control has passed.
     phis: FxHashMap<NodeId, Val>,
+    /// The values worked out while answering one question, kept between
+    /// questions so that the table is allocated once.
+    memo: Cell<FxHashMap<NodeId, Val>>,
     /// The object each New made when control last passed it.
     news: FxHashMap<NodeId, usize>,
     /// The struct type of every object made so far.
@@ -238,8 +243,13 @@ impl Evaluator<'_> {
 
     /// The value of a data node now.
     fn value(&self, n: NodeId) -> Eval<Val> {
-        let mut memo = FxHashMap::default();
-        self.value_memo(n, &mut memo)
+        // One table for every question, emptied each time: making and
+        // growing a new one per question was most of the evaluation time.
+        let mut memo = self.memo.take();
+        memo.clear();
+        let v = self.value_memo(n, &mut memo);
+        self.memo.set(memo);
+        v
     }
 
     fn value_memo(&self, n: NodeId, memo: &mut FxHashMap<NodeId, Val>) -> Eval<Val> {

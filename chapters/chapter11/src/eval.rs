@@ -22,7 +22,7 @@ use crate::graph::{Graph, NodeId};
 use crate::node::{is_cfg, mem_merge_slice, BoolOp, NodeKind};
 use crate::types::{Type, TypeId};
 use rustc_hash::FxHashMap;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::rc::Rc;
 
@@ -83,6 +83,7 @@ pub fn evaluate(
         returns: reaching_returns(g, stop),
         first_alias,
         phis: FxHashMap::default(),
+        memo: Cell::default(),
         news: RefCell::default(),
         objects: RefCell::default(),
         arg,
@@ -203,6 +204,9 @@ struct Evaluator<'g> {
     first_alias: &'g FxHashMap<TypeId, u32>,
     /// The current value of every phi that control has passed.
     phis: FxHashMap<NodeId, Val>,
+    /// The values worked out while answering one question, kept between
+    /// questions so that the table is allocated once.
+    memo: Cell<FxHashMap<NodeId, Val>>,
     /// The object each New made when control last passed it.
     news: RefCell<FxHashMap<NodeId, usize>>,
     /// The struct type of every object made so far.
@@ -309,8 +313,13 @@ impl Evaluator<'_> {
 
     /// The value of a data node now.
     fn value(&self, n: NodeId) -> Eval<Val> {
-        let mut memo = FxHashMap::default();
-        self.value_memo(n, &mut memo)
+        // One table for every question, emptied each time: making and
+        // growing a new one per question was most of the evaluation time.
+        let mut memo = self.memo.take();
+        memo.clear();
+        let v = self.value_memo(n, &mut memo);
+        self.memo.set(memo);
+        v
     }
 
     fn value_memo(&self, n: NodeId, memo: &mut FxHashMap<NodeId, Val>) -> Eval<Val> {
