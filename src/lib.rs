@@ -1,19 +1,25 @@
 //! The chapter registry behind the `simple` command.
 //!
 //! Every chapter crate is a complete compiler for the language of its
-//! chapter, with the same small driver (`CodeGen`). This library puts them
-//! behind one function, [`compile`], so the command line can run any
-//! chapter, and says which options each chapter understands: `arg` exists
-//! from chapter 4, `#showGraph` from chapter 3, peepholes from chapter 2,
-//! and the graph evaluator behind [`evaluate`] from chapter 8. From chapter
-//! 9 on, parsing is followed by the iterative optimizer (`iterate`), as
-//! Simple's tests do; from chapter 10 that also checks for possible null
-//! dereferences, which can fail the compilation.
+//! chapter, with the same small driver (`CodeGen`) grown chapter by
+//! chapter. This library puts each chapter's driver behind one trait,
+//! [`Driver`], with one method per phase (`parse`, `iterate`) and per view
+//! or run of the result (`print`, `dot`, `ir`, `eval`, `eval_scheduled`),
+//! so that a command asks for exactly what it shows and computes nothing
+//! else. [`chapters`] implements the trait for each chapter and lists them;
+//! registering a chapter is one line there.
+//!
+//! [`compile`] checks that the options fit the chapter (`arg` exists from
+//! chapter 4, peepholes from chapter 2), parses, and from chapter 9 runs
+//! the iterative optimizer, as Simple's tests do; from chapter 10 that also
+//! checks for possible null dereferences, which can fail the compilation,
+//! and from chapter 11 it schedules the program. [`evaluate`] runs the
+//! result.
 
+pub mod chapters;
 pub mod fuzz;
 
-/// The newest chapter; the default of `--chapter`.
-pub const LATEST: u32 = 11;
+pub use chapters::LATEST;
 
 /// What the command line asks of a compilation.
 #[derive(Clone, Debug, Default)]
@@ -22,22 +28,6 @@ pub struct Options {
     pub arg: Option<i64>,
     /// Build the graph as parsed, without peephole optimization.
     pub no_peephole: bool,
-    /// Evaluate by running the schedule (chapter 11 on).
-    pub scheduled: bool,
-}
-
-/// The results of compiling one program.
-#[derive(Clone, Debug)]
-pub struct Compiled {
-    /// The optimized program as Simple prints it.
-    pub printed: String,
-    /// The final graph in Graphviz form.
-    pub dot: String,
-    /// The Graphviz text of each `#showGraph` statement, in order.
-    pub show_graphs: Vec<String>,
-    /// The scheduled listing, block by block (chapter 11 on, when
-    /// optimized).
-    pub ir: Option<String>,
 }
 
 /// Why a compilation did not happen.
@@ -48,92 +38,6 @@ pub enum Failure {
     /// The request does not fit the chapter (no such chapter, or an option
     /// the chapter does not have).
     Usage(String),
-}
-
-/// Compiles `src` with chapter `chapter`.
-pub fn compile(chapter: u32, src: &str, options: &Options) -> Result<Compiled, Failure> {
-    if options.arg.is_some() && chapter < 4 {
-        return Err(Failure::Usage(format!(
-            "--arg needs chapter 4 or later: chapter {chapter} has no `arg`"
-        )));
-    }
-    if options.no_peephole && chapter < 2 {
-        return Err(Failure::Usage(
-            "--no-peephole needs chapter 2 or later: chapter 1 has no peepholes".into(),
-        ));
-    }
-    // Every chapter's error has the same two fields.
-    macro_rules! failure {
-        () => {
-            |e| Failure::Program {
-                message: e.message,
-                offset: e.offset,
-            }
-        };
-    }
-    let peep = options.no_peephole;
-    // Chapters 4 on share one driver surface: peepholes, `arg`, #showGraph,
-    // and from chapter 9 the iterative optimizer after parsing.
-    macro_rules! with_arg {
-        // From chapter 10, `iterate` can fail.
-        ($krate:ident, checked) => {{
-            let mut code = $krate::CodeGen::new(src);
-            (code.disable_peephole, code.arg) = (peep, options.arg);
-            let done = code.parse().map_err(failure!())?;
-            if !peep {
-                done.iterate().map_err(failure!())?;
-            }
-            Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
-        }};
-        ($krate:ident $(, $iterate:ident)?) => {{
-            let mut code = $krate::CodeGen::new(src);
-            (code.disable_peephole, code.arg) = (peep, options.arg);
-            let done = code.parse().map_err(failure!())?;
-            $( if !peep { done.$iterate(); } )?
-            Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
-        }};
-    }
-    match chapter {
-        1 => {
-            let mut code = chapter01::CodeGen::new(src);
-            let done = code.parse().map_err(failure!())?;
-            Ok(compiled(done.print(), done.dot(), Vec::new()))
-        }
-        2 => {
-            let mut code = chapter02::CodeGen::new(src);
-            code.disable_peephole = peep;
-            let done = code.parse().map_err(failure!())?;
-            Ok(compiled(done.print(), done.dot(), Vec::new()))
-        }
-        3 => {
-            let mut code = chapter03::CodeGen::new(src);
-            code.disable_peephole = peep;
-            let done = code.parse().map_err(failure!())?;
-            Ok(compiled(done.print(), done.dot(), done.show_graphs.clone()))
-        }
-        4 => with_arg!(chapter04),
-        5 => with_arg!(chapter05),
-        6 => with_arg!(chapter06),
-        7 => with_arg!(chapter07),
-        8 => with_arg!(chapter08),
-        9 => with_arg!(chapter09, iterate),
-        10 => with_arg!(chapter10, checked),
-        11 => {
-            let mut code = chapter11::CodeGen::new(src);
-            (code.disable_peephole, code.arg) = (peep, options.arg);
-            let done = code.parse().map_err(failure!())?;
-            if !peep {
-                done.iterate().map_err(failure!())?;
-            }
-            let ir = (!peep).then(|| done.ir());
-            let mut out = compiled(done.print(), done.dot(), done.show_graphs.clone());
-            out.ir = ir;
-            Ok(out)
-        }
-        _ => Err(Failure::Usage(format!(
-            "there is no chapter {chapter}: chapters 1 to {LATEST} exist"
-        ))),
-    }
 }
 
 /// How running a program ended.
@@ -150,106 +54,117 @@ pub enum Evaluation {
     Fault(String),
 }
 
-/// The first chapter with a graph evaluator.
+/// One chapter's compiler, phase by phase. The views and runs a chapter
+/// does not have yet answer `None`.
+pub trait Driver {
+    /// Parses the program, with the parse-time peepholes unless they are
+    /// off.
+    fn parse(&mut self) -> Result<(), Failure>;
+    /// The optimizer after parsing (chapter 9 on), with the checks and
+    /// scheduling that later chapters add to it. Nothing before chapter 9.
+    fn iterate(&mut self) -> Result<(), Failure> {
+        Ok(())
+    }
+    /// The program as Simple prints it, e.g. `return (arg+3);`.
+    fn print(&self) -> String;
+    /// The graph in Graphviz form.
+    fn dot(&self) -> String;
+    /// The Graphviz text of each `#showGraph` statement, in order.
+    fn show_graphs(&self) -> &[String] {
+        &[]
+    }
+    /// The scheduled listing, block by block (chapter 11 on, once
+    /// `iterate` has scheduled the program).
+    fn ir(&self) -> Option<String> {
+        None
+    }
+    /// Runs the program by walking its graph (chapter 8 on), allowing at
+    /// most `loops` trips around loop back edges.
+    fn eval(&self, _arg: i64, _loops: usize) -> Option<Evaluation> {
+        None
+    }
+    /// Runs the schedule block by block (chapter 11 on, once scheduled).
+    fn eval_scheduled(&self, _arg: i64, _loops: usize) -> Option<Evaluation> {
+        None
+    }
+}
+
+/// The first chapter with peepholes, `#showGraph`, `arg`, the evaluator
+/// and the schedule.
+pub const FIRST_PEEPHOLE_CHAPTER: u32 = 2;
+pub const FIRST_ARG_CHAPTER: u32 = 4;
 pub const FIRST_EVAL_CHAPTER: u32 = 8;
+pub const FIRST_SCHEDULE_CHAPTER: u32 = 11;
+
+/// The default budget of loop trips for `eval`: enough for real programs
+/// (ten million trips), small enough that a loop that never ends stops
+/// within seconds.
+pub const DEFAULT_LOOPS: usize = 10_000_000;
+
+/// Parses `src` with chapter `chapter` and, from chapter 9 on and unless
+/// peepholes are off, optimizes it. The result answers the views.
+pub fn compile(chapter: u32, src: &str, options: &Options) -> Result<Box<dyn Driver>, Failure> {
+    if options.arg.is_some() && chapter < FIRST_ARG_CHAPTER {
+        return Err(Failure::Usage(format!(
+            "--arg needs chapter {FIRST_ARG_CHAPTER} or later: chapter {chapter} has no `arg`"
+        )));
+    }
+    if options.no_peephole && chapter < FIRST_PEEPHOLE_CHAPTER {
+        return Err(Failure::Usage(
+            "--no-peephole needs chapter 2 or later: chapter 1 has no peepholes".into(),
+        ));
+    }
+    let mut driver = chapters::driver(chapter, src, options).ok_or_else(|| {
+        Failure::Usage(format!(
+            "there is no chapter {chapter}: chapters 1 to {LATEST} exist"
+        ))
+    })?;
+    driver.parse()?;
+    if !options.no_peephole {
+        driver.iterate()?;
+    }
+    Ok(driver)
+}
 
 /// Compiles `src` with chapter `chapter` (`arg` unknown at compile time,
 /// peepholes as `options` say) and runs it with `arg` = `arg`, allowing at
-/// most `loops` loop iterations.
+/// most `loops` loop iterations; by walking the graph, or with `scheduled`
+/// by running the schedule.
 pub fn evaluate(
     chapter: u32,
     src: &str,
     options: &Options,
     arg: i64,
     loops: usize,
+    scheduled: bool,
 ) -> Result<Evaluation, Failure> {
-    let failure = |e_message: String, e_offset: usize| Failure::Program {
-        message: e_message,
-        offset: e_offset,
-    };
-    macro_rules! run {
-        ($krate:ident, checked) => {{
-            let mut code = $krate::CodeGen::new(src);
-            code.disable_peephole = options.no_peephole;
-            let done = code.parse().map_err(|e| failure(e.message, e.offset))?;
-            if !options.no_peephole {
-                done.iterate().map_err(|e| failure(e.message, e.offset))?;
-            }
-            Ok(match done.eval(arg, loops) {
-                $krate::Outcome::Value(v) => Evaluation::Value(v.to_string()),
-                $krate::Outcome::Fallthrough => Evaluation::Fallthrough,
-                $krate::Outcome::Timeout => Evaluation::Timeout,
-                $krate::Outcome::Fault(why) => Evaluation::Fault(why),
-            })
-        }};
-        ($krate:ident $(, $iterate:ident)?) => {{
-            let mut code = $krate::CodeGen::new(src);
-            code.disable_peephole = options.no_peephole;
-            let done = code.parse().map_err(|e| failure(e.message, e.offset))?;
-            $( if !options.no_peephole { done.$iterate(); } )?
-            Ok(match done.eval(arg, loops) {
-                $krate::Outcome::Value(v) => Evaluation::Value(v.to_string()),
-                $krate::Outcome::Fallthrough => Evaluation::Fallthrough,
-                $krate::Outcome::Timeout => Evaluation::Timeout,
-            })
-        }};
-    }
     if options.arg.is_some() {
         return Err(Failure::Usage(
             "eval takes the argument's value with --arg, not a compile-time constant".into(),
         ));
     }
-    if options.scheduled && chapter < 11 {
+    if chapter < FIRST_EVAL_CHAPTER {
         return Err(Failure::Usage(format!(
-            "--scheduled needs chapter 11 or later: chapter {chapter} has no schedule"
+            "eval needs chapter {FIRST_EVAL_CHAPTER} or later: chapter {chapter} has no evaluator"
         )));
     }
-    match chapter {
-        8 => run!(chapter08),
-        9 => run!(chapter09, iterate),
-        10 => run!(chapter10, checked),
-        11 if options.scheduled => {
-            if options.no_peephole {
-                return Err(Failure::Usage(
-                    "--scheduled needs the optimizer: only `iterate` schedules".into(),
-                ));
-            }
-            let mut code = chapter11::CodeGen::new(src);
-            let done = code.parse().map_err(|e| failure(e.message, e.offset))?;
-            done.iterate().map_err(|e| failure(e.message, e.offset))?;
-            Ok(evaluation11(done.eval_scheduled(arg, loops)))
-        }
-        11 => {
-            let mut code = chapter11::CodeGen::new(src);
-            code.disable_peephole = options.no_peephole;
-            let done = code.parse().map_err(|e| failure(e.message, e.offset))?;
-            if !options.no_peephole {
-                done.iterate().map_err(|e| failure(e.message, e.offset))?;
-            }
-            Ok(evaluation11(done.eval(arg, loops)))
-        }
-        _ => Err(Failure::Usage(format!(
-            "eval needs chapter {FIRST_EVAL_CHAPTER} or later: chapter {chapter} has no evaluator"
-        ))),
+    if scheduled && chapter < FIRST_SCHEDULE_CHAPTER {
+        return Err(Failure::Usage(format!(
+            "--scheduled needs chapter {FIRST_SCHEDULE_CHAPTER} or later: chapter {chapter} has no schedule"
+        )));
     }
-}
-
-fn compiled(printed: String, dot: String, show_graphs: Vec<String>) -> Compiled {
-    Compiled {
-        printed,
-        dot,
-        show_graphs,
-        ir: None,
+    if scheduled && options.no_peephole {
+        return Err(Failure::Usage(
+            "--scheduled needs the optimizer: only `iterate` schedules".into(),
+        ));
     }
-}
-
-fn evaluation11(outcome: chapter11::Outcome) -> Evaluation {
-    match outcome {
-        chapter11::Outcome::Value(v) => Evaluation::Value(v.to_string()),
-        chapter11::Outcome::Fallthrough => Evaluation::Fallthrough,
-        chapter11::Outcome::Timeout => Evaluation::Timeout,
-        chapter11::Outcome::Fault(why) => Evaluation::Fault(why),
-    }
+    let driver = compile(chapter, src, options)?;
+    let run = if scheduled {
+        driver.eval_scheduled(arg, loops)
+    } else {
+        driver.eval(arg, loops)
+    };
+    run.ok_or_else(|| Failure::Usage(format!("chapter {chapter} cannot run this program")))
 }
 
 /// Renders an error in the style of rustc: the message, the place as

@@ -7,7 +7,9 @@
 //! evaluation runs out of its loop budget, 70 for an internal compiler error.
 
 use clap::{Args, Parser, Subcommand};
-use simple::{compile, evaluate, render_error, Evaluation, Failure, Options, LATEST};
+use simple::{
+    compile, evaluate, render_error, Evaluation, Failure, Options, DEFAULT_LOOPS, LATEST,
+};
 use std::io::Read;
 use std::process::ExitCode;
 
@@ -61,8 +63,10 @@ struct EvalInput {
     /// The value of `arg` when the program runs
     #[arg(long, allow_hyphen_values = true, default_value_t = 0)]
     arg: i64,
-    /// Give up after this many trips around loop back edges (exit status 3)
-    #[arg(long, default_value_t = 1000)]
+    /// Give up after this many trips around loop back edges (exit status
+    /// 3). Ten million by default: real programs finish, and a loop that
+    /// never ends stops within seconds
+    #[arg(long, default_value_t = DEFAULT_LOOPS)]
     loops: usize,
     /// Run the scheduled program block by block instead of walking the
     /// graph (chapter 11 on)
@@ -212,16 +216,13 @@ impl Job {
     fn run(self, chapter: u32, src: &str, no_peephole: bool) -> Result<Output, Failure> {
         match self {
             Job::Print(arg, view) => {
-                let options = Options {
-                    arg,
-                    no_peephole,
-                    ..Options::default()
-                };
+                let options = Options { arg, no_peephole };
                 let compiled = compile(chapter, src, &options)?;
+                // Only the view asked for is computed.
                 let stdout = match view {
-                    View::Text => format!("{}\n", compiled.printed),
-                    View::Dot => compiled.dot,
-                    View::Ir => match compiled.ir {
+                    View::Text => format!("{}\n", compiled.print()),
+                    View::Dot => compiled.dot(),
+                    View::Ir => match compiled.ir() {
                         Some(ir) => ir,
                         None => {
                             return Err(Failure::Usage(format!(
@@ -234,7 +235,7 @@ impl Job {
                 Ok(Output {
                     stdout,
                     stderr: None,
-                    show_graphs: compiled.show_graphs,
+                    show_graphs: compiled.show_graphs().to_vec(),
                     status: 0,
                 })
             }
@@ -242,9 +243,9 @@ impl Job {
                 let options = Options {
                     arg: None,
                     no_peephole,
-                    scheduled,
                 };
-                let (stdout, stderr, status) = match evaluate(chapter, src, &options, arg, loops)? {
+                let outcome = evaluate(chapter, src, &options, arg, loops, scheduled)?;
+                let (stdout, stderr, status) = match outcome {
                     Evaluation::Value(v) => (format!("{v}\n"), None, 0),
                     Evaluation::Fallthrough => (
                         String::new(),
@@ -254,7 +255,8 @@ impl Job {
                     Evaluation::Timeout => (
                         String::new(),
                         Some(format!(
-                            "error: evaluation stopped after {loops} loop iterations"
+                            "error: evaluation stopped after {loops} loop iterations \
+                             (raise the budget with --loops N)"
                         )),
                         3,
                     ),

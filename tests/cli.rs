@@ -208,6 +208,31 @@ fn eval_of_an_endless_loop_stops_with_status_3() {
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(stdout(&out), "");
     assert!(stderr(&out).contains("stopped after 50 loop iterations"));
+    assert!(stderr(&out).contains("--loops"), "the message names the flag");
+}
+
+/// About 125,000 loop trips: the default budget lets a real program finish,
+/// on the graph and on the schedule.
+#[test]
+fn eval_default_budget_lets_real_programs_finish() {
+    let perfect_numbers_below_500 = "
+int n = 2; int count = 0;
+while (n < 500) {
+  int s = 0; int d = 1;
+  while (d < n) { if (n - (n/d)*d == 0) s = s + d; d = d + 1; }
+  if (s == n) count = count + 1;
+  n = n + 1;
+}
+return count;";
+    for scheduled in [false, true] {
+        let mut args = vec!["eval", "-e", perfect_numbers_below_500];
+        if scheduled {
+            args.push("--scheduled");
+        }
+        let out = simple(&args);
+        assert_eq!(stdout(&out), "3\n", "{args:?}");
+        assert_eq!(out.status.code(), Some(0));
+    }
 }
 
 #[test]

@@ -1,0 +1,164 @@
+//! Every chapter's driver behind the [`Driver`] trait, and the list of
+//! chapters.
+//!
+//! Each chapter crate has its own `CodeGen` with the same methods, grown as
+//! the chapters grow: chapter 2 adds peepholes (and a switch to turn them
+//! off), chapter 3 `#showGraph`, chapter 4 `arg`, chapter 8 the evaluator,
+//! chapter 9 the iterative optimizer, chapter 10 a null check that can fail
+//! it, chapter 11 the schedule, its listing and running it. The macro
+//! `chapters!` takes the list of chapters, each with the abilities it has,
+//! writes the trait's methods for each and the table of chapters:
+//! registering a chapter is one line in that list.
+
+use crate::{Driver, Evaluation, Failure, Options};
+
+/// Every chapter's error has the same two fields.
+macro_rules! failure {
+    ($e:expr) => {{
+        let e = $e;
+        Failure::Program {
+            message: e.message,
+            offset: e.offset,
+        }
+    }};
+}
+
+/// A chapter's outcome of evaluation, as the command line reports it.
+macro_rules! evaluation {
+    ($krate:ident, $outcome:expr) => {
+        match $outcome {
+            $krate::Outcome::Value(v) => Evaluation::Value(v.to_string()),
+            $krate::Outcome::Fallthrough => Evaluation::Fallthrough,
+            $krate::Outcome::Timeout => Evaluation::Timeout,
+        }
+    };
+    ($krate:ident, $outcome:expr, faults) => {
+        match $outcome {
+            $krate::Outcome::Value(v) => Evaluation::Value(v.to_string()),
+            $krate::Outcome::Fallthrough => Evaluation::Fallthrough,
+            $krate::Outcome::Timeout => Evaluation::Timeout,
+            $krate::Outcome::Fault(why) => Evaluation::Fault(why),
+        }
+    };
+}
+
+/// `driver!(chapterNN: ability, ...)` implements [`Driver`] and [`New`]
+/// for the chapter's `CodeGen`. The abilities: `peepholes` (the
+/// `--no-peephole` switch), `show_graphs`, `arg` (a compile-time `arg`),
+/// `eval` or `eval_faults` (an evaluator, without or with run-time
+/// faults), `iterate` or `checked_iterate` (the iterative optimizer, which
+/// cannot or can fail), `schedule` (`ir` and `eval_scheduled`).
+macro_rules! driver {
+    ($krate:ident $(: $($ability:ident),*)?) => {
+        impl Driver for $krate::CodeGen {
+            fn parse(&mut self) -> Result<(), Failure> {
+                $krate::CodeGen::parse(self).map(|_| ()).map_err(|e| failure!(e))
+            }
+            fn print(&self) -> String {
+                $krate::CodeGen::print(self)
+            }
+            fn dot(&self) -> String {
+                $krate::CodeGen::dot(self)
+            }
+            $($(driver!(@method $krate $ability);)*)?
+        }
+        impl New for $krate::CodeGen {
+            fn new(src: &str, _options: &Options) -> Self {
+                #[allow(unused_mut)]
+                let mut code = $krate::CodeGen::new(src);
+                $($(driver!(@option code _options $ability);)*)?
+                code
+            }
+        }
+    };
+
+    (@option $code:ident $options:ident peepholes) => {
+        $code.disable_peephole = $options.no_peephole
+    };
+    (@option $code:ident $options:ident arg) => {
+        $code.arg = $options.arg
+    };
+    (@option $code:ident $options:ident $other:ident) => {};
+
+    (@method $krate:ident show_graphs) => {
+        fn show_graphs(&self) -> &[String] {
+            &self.show_graphs
+        }
+    };
+    (@method $krate:ident iterate) => {
+        fn iterate(&mut self) -> Result<(), Failure> {
+            $krate::CodeGen::iterate(self);
+            Ok(())
+        }
+    };
+    (@method $krate:ident checked_iterate) => {
+        fn iterate(&mut self) -> Result<(), Failure> {
+            $krate::CodeGen::iterate(self).map(|_| ()).map_err(|e| failure!(e))
+        }
+    };
+    (@method $krate:ident eval) => {
+        fn eval(&self, arg: i64, loops: usize) -> Option<Evaluation> {
+            Some(evaluation!($krate, $krate::CodeGen::eval(self, arg, loops)))
+        }
+    };
+    (@method $krate:ident eval_faults) => {
+        fn eval(&self, arg: i64, loops: usize) -> Option<Evaluation> {
+            Some(evaluation!($krate, $krate::CodeGen::eval(self, arg, loops), faults))
+        }
+    };
+    (@method $krate:ident schedule) => {
+        fn ir(&self) -> Option<String> {
+            self.schedule.is_some().then(|| $krate::CodeGen::ir(self))
+        }
+        fn eval_scheduled(&self, arg: i64, loops: usize) -> Option<Evaluation> {
+            self.schedule.as_ref()?;
+            let run = $krate::CodeGen::eval_scheduled(self, arg, loops);
+            Some(evaluation!($krate, run, faults))
+        }
+    };
+    (@method $krate:ident $other:ident) => {};
+}
+
+/// The newest chapter; the default of `--chapter`.
+pub const LATEST: u32 = 11;
+
+/// `chapters!` lists the chapters in order, each with its abilities (see
+/// `driver!`): it implements the trait for each and makes the table.
+macro_rules! chapters {
+    ($($krate:ident $(: $($ability:ident),*)?;)*) => {
+        $(driver!($krate $(: $($ability),*)?);)*
+        /// The chapters, in order: chapter `i + 1` at index `i`.
+        const CHAPTERS: &[fn(&str, &Options) -> Box<dyn Driver>] = &[$(make::<$krate::CodeGen>),*];
+    };
+}
+
+chapters! {
+    chapter01;
+    chapter02: peepholes;
+    chapter03: peepholes, show_graphs;
+    chapter04: peepholes, show_graphs, arg;
+    chapter05: peepholes, show_graphs, arg;
+    chapter06: peepholes, show_graphs, arg;
+    chapter07: peepholes, show_graphs, arg;
+    chapter08: peepholes, show_graphs, arg, eval;
+    chapter09: peepholes, show_graphs, arg, eval, iterate;
+    chapter10: peepholes, show_graphs, arg, eval_faults, checked_iterate;
+    chapter11: peepholes, show_graphs, arg, eval_faults, checked_iterate, schedule;
+}
+
+/// Making a chapter's driver with the options it has set.
+trait New: Driver + Sized + 'static {
+    fn new(src: &str, options: &Options) -> Self;
+}
+
+fn make<D: New>(src: &str, options: &Options) -> Box<dyn Driver> {
+    Box::new(D::new(src, options))
+}
+
+/// Chapter `chapter`'s driver for `src`, or `None` if there is no such
+/// chapter. Options the chapter does not have are ignored here; `compile`
+/// refuses them first.
+pub fn driver(chapter: u32, src: &str, options: &Options) -> Option<Box<dyn Driver>> {
+    let make = CHAPTERS.get(usize::try_from(chapter).ok()?.checked_sub(1)?)?;
+    Some(make(src, options))
+}
