@@ -208,7 +208,10 @@ fn eval_of_an_endless_loop_stops_with_status_3() {
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(stdout(&out), "");
     assert!(stderr(&out).contains("stopped after 50 loop iterations"));
-    assert!(stderr(&out).contains("--loops"), "the message names the flag");
+    assert!(
+        stderr(&out).contains("--loops"),
+        "the message names the flag"
+    );
 }
 
 /// About 125,000 loop trips: the default budget lets a real program finish,
