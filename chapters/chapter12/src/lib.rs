@@ -1,6 +1,6 @@
-//! # Simple, chapter 11: global code motion
+//! # Simple, chapter 12: floats
 //!
-//! A compiler for the Simple language of chapter 11, from source text to an
+//! A compiler for the Simple language of chapter 12, from source text to an
 //! optimized sea-of-nodes graph. The parser ([`parser`]) builds the graph and
 //! peepholes every node as it is made ([`node`]); types come from an interned
 //! lattice ([`types`]); nodes live in an arena with consistent edges
@@ -14,6 +14,7 @@
 
 pub mod codegen;
 pub mod dot;
+pub mod double;
 pub mod error;
 pub mod eval;
 pub mod exec;

@@ -6,9 +6,9 @@
 //!
 //! ```text
 //! program    : statement*
-//! statement  : 'return' expr ';' | 'int' id ['=' expr] ';'
+//! statement  : 'return' expr ';' | prim_type id ['=' expr] ';'
 //!            | struct_name ['?'] id ['=' expr] ';' | id '=' expr ';' | expr ';'
-//!            | 'struct' struct_name '{' ('int' id ';')* '}' statement
+//!            | 'struct' struct_name '{' (prim_type id ';')* '}' statement
 //!            | '{' statement* '}' | 'if' '(' expr ')' statement ['else' statement]
 //!            | 'while' '(' expr ')' statement | 'break' ';' | 'continue' ';'
 //!            | '#showGraph' ';' | ';'
@@ -17,8 +17,9 @@
 //! multiplicative : unary (('*' | '/') unary)*
 //! unary      : '-' unary | '!' unary | postfix
 //! postfix    : primary ('.' id)* ['=' expr]
-//! primary    : integer | 'true' | 'false' | 'null' | 'new' struct_name | id
+//! primary    : number | 'true' | 'false' | 'null' | 'new' struct_name | id
 //!            | '(' expr ')'
+//! prim_type  : 'int' | 'flt'
 //! ```
 //!
 //! Memory is threaded through the scope like any variable, under names no
@@ -34,8 +35,14 @@
 //! MemMerge gathers the slices that were split, over `$mem` for the rest.
 //!
 //! Binary operators associate to the left (`1-2-3` is `(1-2)-3`), as they
-//! do in Simple from this chapter on; the peepholes then put sums into
-//! their canonical left-leaning form.
+//! do in Simple from chapter 9 on; the peepholes then put sums into their
+//! canonical left-leaning form.
+//!
+//! Chapter 12 brings floats. A number with a `.` or an `e` in it is a
+//! `flt` literal. Where an int meets a float, the int is converted
+//! (`ToFloat`): an operator with a float operand becomes its float
+//! flavour (`node::widen`), and an int given to a `flt` variable or field
+//! is converted first. A float never turns back into an int.
 //! Recursion is guarded: the machine stack grows on demand and nesting past
 //! [`MAX_NESTING`] levels is an error, not a crash.
 
@@ -53,9 +60,9 @@ use rustc_hash::FxHashMap;
 /// The deepest nesting of statements and expressions accepted.
 pub const MAX_NESTING: usize = 50_000;
 
-const KEYWORDS: [&str; 12] = [
-    "break", "continue", "else", "false", "if", "int", "new", "null", "return", "struct", "true",
-    "while",
+const KEYWORDS: [&str; 13] = [
+    "break", "continue", "else", "false", "flt", "if", "int", "new", "null", "return", "struct",
+    "true", "while",
 ];
 
 /// A declared struct: its type and the alias class of its first field (the
@@ -216,6 +223,8 @@ impl<'a> Parser<'a> {
                 p.parse_return()
             } else if p.lexer.matchx("int") {
                 p.parse_decl(Types::INT_BOT)
+            } else if p.lexer.matchx("flt") {
+                p.parse_decl(Types::FLT_BOT)
             } else if p.lexer.matches("{") {
                 p.parse_block()?;
                 p.require("}")
@@ -482,12 +491,13 @@ impl<'a> Parser<'a> {
             }
             return self.require(";");
         };
-        let declared = match declared {
+        let (declared, expr) = match declared {
             Some(t) => {
+                let expr = self.widen_to(expr, t);
                 if !scope::define(&mut self.graph, self.scope, &name, t, expr) {
                     return Err(Error::new(format!("Redefining name '{name}'"), at));
                 }
-                t
+                (t, expr)
             }
             None => {
                 let found = scope::lookup(&mut self.graph, self.scope, &name);
@@ -495,11 +505,23 @@ impl<'a> Parser<'a> {
                 let (Some(_), Some(t)) = (found, t) else {
                     return Err(Error::new(format!("Undefined name '{name}'"), at));
                 };
+                let expr = self.widen_to(expr, t);
                 scope::update(&mut self.graph, self.scope, &name, expr);
-                t
+                (t, expr)
             }
         };
         self.check_type(expr, declared, at)
+    }
+
+    /// An int given to a `flt` variable or field is converted to a float.
+    fn widen_to(&mut self, expr: NodeId, declared: TypeId) -> NodeId {
+        let t = self.graph.ty(expr);
+        if self.graph.types.is_flt(declared) && self.graph.types.is_int(t) {
+            let conv = node::to_float_new(&mut self.graph, expr);
+            self.peephole(conv)
+        } else {
+            expr
+        }
     }
 
     /// The value's type must fit the variable's declared type.
@@ -519,13 +541,13 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// A type name, if one is next: `int`, or a struct name making a
-    /// pointer type, nullable with a `?`. Otherwise nothing is consumed.
+    /// A type name, if one is next: `int`, `flt`, or a struct name making
+    /// a pointer type, nullable with a `?`. Otherwise nothing is consumed.
     fn parse_type(&mut self) -> Option<TypeId> {
         let start = self.lexer.token_start();
         let name = self.lexer.match_id()?;
-        if name == "int" {
-            return Some(Types::INT_BOT);
+        if let Some(t) = prim_type(&name) {
+            return Some(t);
         }
         if let Some(info) = self.structs.get(&name).copied() {
             let nil = self.lexer.matches("?");
@@ -535,7 +557,8 @@ impl<'a> Parser<'a> {
         None
     }
 
-    /// `int name [= expr] ;`, `int` already read; without a value, 0.
+    /// `int name [= expr] ;` (or `flt`), the type already read; without a
+    /// value, 0 (or 0.0).
     fn parse_decl(&mut self, declared: TypeId) -> Result<(), Error> {
         let at = self.lexer.token_start();
         let name = self.require_id()?;
@@ -544,14 +567,14 @@ impl<'a> Parser<'a> {
                 .graph
                 .types
                 .make_init(declared)
-                .expect("int has a zero");
+                .expect("int and flt have a zero");
             let c = node::new_constant(&mut self.graph, init);
             self.peephole(c)
         } else {
             self.require("=")?;
             let e = self.parse_expression()?;
             self.require(";")?;
-            e
+            self.widen_to(e, declared)
         };
         self.check_type(expr, declared, at)?;
         if !scope::define(&mut self.graph, self.scope, &name, declared, expr) {
@@ -560,7 +583,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `struct S { int a; int b; }`, `struct` already read, and then the
+    /// `struct S { int a; flt b; }`, `struct` already read, and then the
     /// statement after it. Each field becomes an alias class, bound in the
     /// scope as `$N` to the whole memory `$mem` (made from Start by the
     /// first struct) until a store splits it off.
@@ -577,14 +600,19 @@ impl<'a> Parser<'a> {
         self.require("{")?;
         let mut fields: Vec<TypeId> = Vec::new();
         while !self.lexer.peek_is('}') && !self.lexer.is_eof() {
-            if !self.lexer.matchx("int") {
-                return Err(self.error_syntax(
-                    "A field type is expected, only type 'int' is supported at present",
-                ));
-            }
+            let at = self.lexer.token_start();
+            let Some(ty) = self.lexer.match_id().as_deref().and_then(prim_type) else {
+                // Simple's words, which name the token found and then the
+                // one after it.
+                self.lexer.set_pos(at);
+                let found = self.lexer.any_next_token();
+                let mut e = self.error_syntax(&format!("Requires a field type, found '{found}'"));
+                e.offset = at;
+                return Err(e);
+            };
             let at = self.lexer.token_start();
             let fname = self.require_id()?;
-            let field = self.graph.types.field(&fname, Types::INT_BOT);
+            let field = self.graph.types.field(&fname, ty);
             self.require(";")?;
             if fields.contains(&field) {
                 let shown = self.graph.types.to_string(field);
@@ -655,6 +683,7 @@ impl<'a> Parser<'a> {
                 let cmp = p.graph.add_node(NodeKind::Bool(op), inputs);
                 let rhs = p.parse_addition()?;
                 p.graph.set_def(cmp, slot, Some(rhs));
+                let cmp = node::widen(&mut p.graph, cmp);
                 lhs = p.peephole(cmp);
                 if negate {
                     let not = p.graph.add_node(NodeKind::Not, vec![None, Some(lhs)]);
@@ -679,6 +708,7 @@ impl<'a> Parser<'a> {
                 let n = p.graph.add_node(kind, vec![None, Some(lhs), None]);
                 let rhs = p.parse_multiplication()?;
                 p.graph.set_def(n, 2, Some(rhs));
+                let n = node::widen(&mut p.graph, n);
                 lhs = p.peephole(n);
             }
         })
@@ -699,6 +729,7 @@ impl<'a> Parser<'a> {
                 let n = p.graph.add_node(kind, vec![None, Some(lhs), None]);
                 let rhs = p.parse_unary()?;
                 p.graph.set_def(n, 2, Some(rhs));
+                let n = node::widen(&mut p.graph, n);
                 lhs = p.peephole(n);
             }
         })
@@ -710,6 +741,7 @@ impl<'a> Parser<'a> {
             if p.lexer.matches("-") {
                 let operand = p.parse_unary()?;
                 let n = p.graph.add_node(NodeKind::Minus, vec![None, Some(operand)]);
+                let n = node::widen(&mut p.graph, n);
                 return Ok(p.peephole(n));
             }
             if p.lexer.matches("!") {
@@ -763,6 +795,7 @@ impl<'a> Parser<'a> {
                     self.lexer.set_pos(pos - 1);
                 } else {
                     let value = self.parse_expression()?;
+                    let value = self.store_value(value, obj, idx, at)?;
                     let ctrl = self.ctrl();
                     let mem = self.memory(alias);
                     let st = store_new(&mut self.graph, &name, alias, at, ctrl, mem, expr, value);
@@ -778,6 +811,26 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The value stored into field `idx` of struct `obj`: an int going into
+    /// a `flt` field is converted. A float must not go into an int field,
+    /// nor anything but a number into a `flt` field. (Simple checks
+    /// neither; an int field, as in chapter 11, takes any value.)
+    fn store_value(
+        &mut self,
+        value: NodeId,
+        obj: TypeId,
+        idx: usize,
+        at: usize,
+    ) -> Result<NodeId, Error> {
+        let declared = self.graph.types.field_type(obj, idx);
+        let value = self.widen_to(value, declared);
+        let t = self.graph.ty(value);
+        if self.graph.types.is_flt(declared) || self.graph.types.is_flt(t) {
+            self.check_type(value, declared, at)?;
+        }
+        Ok(value)
+    }
+
     /// The current state of alias class `alias`: `$mem` itself until a
     /// store splits the class off.
     fn memory(&mut self, alias: u32) -> NodeId {
@@ -785,7 +838,8 @@ impl<'a> Parser<'a> {
             .expect("memory slices stay in scope")
     }
 
-    /// `new S`: a New, then a Store of 0 to each field.
+    /// `new S`: a New, then a Store of each field's zero (0, or 0.0 for a
+    /// `flt` field; Simple stores the int 0 in every field).
     fn new_struct(&mut self, info: StructInfo) -> NodeId {
         let ptr = self.graph.types.ptr(info.ty, false);
         let ctrl = self.ctrl();
@@ -801,6 +855,16 @@ impl<'a> Parser<'a> {
                 .graph
                 .types
                 .field_name(obj, (alias - info.first_alias) as usize);
+            let ty = self
+                .graph
+                .types
+                .field_type(obj, (alias - info.first_alias) as usize);
+            let zero = if self.graph.types.is_flt(ty) {
+                let c = node::new_constant(&mut self.graph, Types::FLT_ZERO);
+                self.peephole(c)
+            } else {
+                zero
+            };
             let mem = self.memory(alias);
             let ctrl = self.ctrl();
             let st = store_new(&mut self.graph, &name, alias, at, ctrl, mem, n, zero);
@@ -810,11 +874,11 @@ impl<'a> Parser<'a> {
         self.graph.unkeep(n)
     }
 
-    /// `integer | '(' expr ')' | 'true' | 'false' | id`
+    /// `number | '(' expr ')' | 'true' | 'false' | id`
     fn parse_primary(&mut self) -> Parsed {
         let at = self.lexer.token_start();
         if self.lexer.is_number() {
-            return self.parse_integer_literal();
+            return self.parse_literal();
         }
         if self.lexer.matches("(") {
             let e = self.parse_expression()?;
@@ -851,10 +915,25 @@ impl<'a> Parser<'a> {
         self.peephole(c)
     }
 
-    /// `[1-9][0-9]* | 0`, as a 64-bit signed integer.
-    fn parse_integer_literal(&mut self) -> Parsed {
+    /// An int literal, `[1-9][0-9]* | 0`, as a 64-bit signed integer, or a
+    /// flt literal: digits, then `.` or `e`, then more digits, `.`s and
+    /// `e`s, read as a 64-bit IEEE float (as Java's `Double.parseDouble`
+    /// reads it: `1.5`, `2.`, `1e10`, `1.5e3`; there is no sign after the
+    /// `e`, and a literal too large for a double is `Infinity`).
+    fn parse_literal(&mut self) -> Parsed {
         let at = self.lexer.pos();
         let digits = self.lexer.number_string();
+        if digits.contains(['.', 'e']) {
+            let Ok(value) = digits.parse::<f64>() else {
+                return Err(Error::new(
+                    format!("Syntax error: malformed float literal: {digits}"),
+                    at,
+                ));
+            };
+            let ty = self.graph.types.flt(value);
+            let c = node::new_constant(&mut self.graph, ty);
+            return Ok(self.peephole(c));
+        }
         if digits.len() > 1 && digits.starts_with('0') {
             return Err(Error::new(
                 "Syntax error: integer values cannot start with '0'",
@@ -897,6 +976,15 @@ impl<'a> Parser<'a> {
         let at = self.lexer.token_start();
         let tok = self.lexer.any_next_token();
         Error::new(format!("Syntax error, expected {expected}: {tok}"), at)
+    }
+}
+
+/// The type a primitive type name stands for: `int` or `flt`.
+fn prim_type(name: &str) -> Option<TypeId> {
+    match name {
+        "int" => Some(Types::INT_BOT),
+        "flt" => Some(Types::FLT_BOT),
+        _ => None,
     }
 }
 
