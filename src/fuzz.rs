@@ -1,7 +1,9 @@
 //! Differential fuzzing of the optimizer.
 //!
 //! A seeded generator writes random, always-terminating programs in the
-//! language of chapter 11: integers, `if`/`else`, `while` with `break` and
+//! language of chapter 11 (which every later chapter accepts), and the
+//! latest chapter compiles them, through the same [`Driver`](crate::Driver)
+//! as the command line: integers, `if`/`else`, `while` with `break` and
 //! `continue`, and structs (allocation, field loads and stores, pointers
 //! copied between variables so that two names alias one object, nullable
 //! pointers used only under a null test). Each program is compiled three
@@ -15,7 +17,7 @@
 //! compile error, or a panic) is a bug; the reducer then deletes lines
 //! while the failure persists, to hand back a small reproducer.
 
-use chapter11::{CodeGen, Outcome};
+use crate::{chapters, Evaluation, Failure, Options, LATEST};
 use std::fmt::Write;
 
 /// The values of `arg` each program is run with.
@@ -385,39 +387,47 @@ impl Generator {
     }
 }
 
-/// Compiles `src` three ways and runs each; the optimized program is also
-/// run by its schedule (global code motion), as a machine would run it.
-/// `Err` describes a disagreement.
+/// Compiles `src` three ways with the latest chapter and runs each; the
+/// optimized program is also run by its schedule (global code motion), as
+/// a machine would run it. `Err` describes a disagreement.
 pub fn check(src: &str) -> Result<(), String> {
     let variants: [(&str, bool, bool); 3] = [
         ("no peepholes", false, false),
         ("parse peepholes", true, false),
         ("iterated", true, true),
     ];
-    let mut results: Vec<(&str, Vec<Outcome>)> = Vec::new();
+    let mut results: Vec<(&str, Vec<Evaluation>)> = Vec::new();
     for (name, peepholes, iterate) in variants {
-        let mut code = CodeGen::new(src);
-        code.disable_peephole = !peepholes;
-        let done = match code.parse() {
-            Ok(done) => done,
+        let options = Options {
+            arg: None,
+            no_peephole: !peepholes,
+        };
+        let mut code = chapters::driver(LATEST, src, &options).expect("the latest chapter exists");
+        let compile_error = |e: Failure| match e {
+            Failure::Program { message, .. } => message,
+            Failure::Usage(message) => message,
+        };
+        match code.parse().map_err(compile_error) {
+            Ok(()) => {}
             // The peepholes can prove a pointer null everywhere (`if (arg)
             // ... else { if (arg < 1) p = null; if (p) p.f = 1; }`, where
             // `arg` is 0 on the else arm); a null pointer has no fields, so
             // the access is an error, as in Simple. Not a bug.
-            Err(e) if peepholes && known_null(&e.message) => return Ok(()),
-            Err(e) => return Err(format!("{name}: compile error: {}", e.message)),
+            Err(message) if peepholes && known_null(&message) => return Ok(()),
+            Err(message) => return Err(format!("{name}: compile error: {message}")),
+        }
+        let run = |f: &dyn Fn(i64) -> Option<Evaluation>| -> Vec<Evaluation> {
+            ARGS.iter()
+                .map(|&a| f(a).expect("the latest chapter evaluates"))
+                .collect()
         };
         if iterate {
-            done.iterate()
-                .map_err(|e| format!("{name}: compile error: {}", e.message))?;
-            let scheduled = ARGS
-                .iter()
-                .map(|&a| done.eval_scheduled(a, LOOP_BUDGET))
-                .collect();
+            code.iterate()
+                .map_err(|e| format!("{name}: compile error: {}", compile_error(e)))?;
+            let scheduled = run(&|a| code.eval_scheduled(a, LOOP_BUDGET));
             results.push(("scheduled", scheduled));
         }
-        let outcomes = ARGS.iter().map(|&a| done.eval(a, LOOP_BUDGET)).collect();
-        results.push((name, outcomes));
+        results.push((name, run(&|a| code.eval(a, LOOP_BUDGET))));
     }
     let (base_name, base) = &results[0];
     for (name, outcomes) in &results[1..] {
