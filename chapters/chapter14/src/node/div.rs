@@ -1,0 +1,18 @@
+//! Div: signed `in(1) / in(2)`. Dividing by a constant 0 folds to 0 (the
+//! course has no exceptions yet); `x/1` is `x`.
+
+use crate::graph::{Graph, NodeId};
+use crate::types::{TypeId, Types};
+
+pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
+    let divisor = g.types.int_value(g.ty(g.in_(n, 2)));
+    let dividend = g.types.int_value(g.ty(g.in_(n, 1)));
+    if let (Some(_), Some(0)) = (dividend, divisor) {
+        return Types::INT_ZERO;
+    }
+    super::int_binary(g, n, i64::wrapping_div)
+}
+
+pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
+    (g.types.int_value(g.ty(g.in_(n, 2))) == Some(1)).then(|| g.in_(n, 1))
+}

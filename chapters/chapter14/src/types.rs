@@ -1,0 +1,726 @@
+//! The type lattice, hash-consed.
+//!
+//! Every node carries a type: what the optimizer knows about the values the
+//! node can produce. Types form a lattice. `Top` means "no value has been
+//! seen yet" (an unreachable or not-yet-computed value), `Bottom` means "any
+//! value at all"; `meet` moves down towards `Bottom` and is how the facts of
+//! several paths are combined. Integers form a three-level lattice of their
+//! own: `IntTop`, every constant, `IntBot`. Control has a two-level one:
+//! `~Ctrl` (dead) above `Ctrl` (live).
+//!
+//! Chapter 12 adds floats, a lattice of the same shape as the integers:
+//! `FltTop`, every 64-bit IEEE constant, `FltBot`. The two meet only at
+//! `Bottom`: an int and a flt are different kinds of value, and the parser
+//! converts an int to a flt explicitly where the language says so.
+//!
+//! Chapter 10 adds memory. A pointer type `*S` (or `*S?` when it may be
+//! null) points to a struct `S`, whose fields are named typed slots. Every
+//! field of every struct is its own *alias class*: a slice of memory that no
+//! other field can touch, typed `MEM#alias`. `null` and `*void` (a pointer
+//! that is certainly not null) bound the pointer lattice.
+//!
+//! Types are interned in a [`Types`] table: each distinct type is stored once
+//! and named by a small [`TypeId`], so comparing two types is comparing two
+//! integers, and a tuple of types is a slice of ids. The ids of the common
+//! types are fixed constants.
+
+use crate::double;
+use rustc_hash::FxHashMap;
+use std::fmt::Write;
+
+/// A handle to an interned type; equal ids mean equal types.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug, PartialOrd, Ord)]
+pub struct TypeId(u32);
+
+impl TypeId {
+    /// The position of the type in its table.
+    pub fn index(self) -> u32 {
+        self.0
+    }
+}
+
+/// The structure of a type.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Type {
+    /// All values: the lattice bottom.
+    Bottom,
+    /// No value: the lattice top.
+    Top,
+    /// Live control flow.
+    Ctrl,
+    /// Dead control flow.
+    XCtrl,
+    /// An integer lattice element.
+    Int(Int),
+    /// A float lattice element.
+    Flt(Flt),
+    /// A fixed-size collection of unrelated types, e.g. the values of `Start`.
+    Tuple(Box<[TypeId]>),
+    /// A slice of memory.
+    Mem(Alias),
+    /// A pointer to a struct (`obj` is a [`Type::Struct`]), perhaps null.
+    MemPtr { obj: TypeId, nil: bool },
+    /// A struct: a name and its [`Type::Field`]s, in declaration order.
+    /// `$TOP` and `$BOT` (no fields) are the top and bottom of structs.
+    Struct { name: String, fields: Box<[TypeId]> },
+    /// A named field and the type of its contents.
+    Field { name: String, ty: TypeId },
+}
+
+/// Which memory a [`Type::Mem`] stands for.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Alias {
+    /// No memory at all (the lattice top).
+    Top,
+    /// One alias class: one field of one struct.
+    Slice(u32),
+    /// All of memory (the lattice bottom).
+    Bot,
+}
+
+/// The integer lattice: top, one constant, or bottom.
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Int {
+    Top,
+    Con(i64),
+    Bot,
+}
+
+/// The float lattice: top, one constant, or bottom. A constant is kept as
+/// its bits (`f64::to_bits`), so that it can be hashed and compared: `0.0`
+/// and `-0.0` are two constants (they print and divide differently), and
+/// NaN is one constant equal to itself ([`Types::flt`] makes every NaN the
+/// same one).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Flt {
+    Top,
+    Con(u64),
+    Bot,
+}
+
+/// The table of interned types.
+pub struct Types {
+    list: Vec<Type>,
+    ids: FxHashMap<Type, TypeId>,
+}
+
+impl Types {
+    pub const BOTTOM: TypeId = TypeId(0);
+    pub const TOP: TypeId = TypeId(1);
+    pub const CTRL: TypeId = TypeId(2);
+    pub const XCTRL: TypeId = TypeId(3);
+    pub const INT_TOP: TypeId = TypeId(4);
+    pub const INT_BOT: TypeId = TypeId(5);
+    pub const INT_ZERO: TypeId = TypeId(6);
+    /// Both arms of an `If` are reachable.
+    pub const IF_BOTH: TypeId = TypeId(7);
+    /// Neither arm of an `If` is reachable.
+    pub const IF_NEITHER: TypeId = TypeId(8);
+    /// Only the true arm is reachable.
+    pub const IF_TRUE: TypeId = TypeId(9);
+    /// Only the false arm is reachable.
+    pub const IF_FALSE: TypeId = TypeId(10);
+    pub const MEM_TOP: TypeId = TypeId(11);
+    pub const MEM_BOT: TypeId = TypeId(12);
+    /// The top and bottom of structs.
+    pub const STRUCT_TOP: TypeId = TypeId(13);
+    pub const STRUCT_BOT: TypeId = TypeId(14);
+    /// Any pointer, or null: `*$BOT?`.
+    pub const PTR_BOT: TypeId = TypeId(15);
+    /// The dual of [`Types::PTR_BOT`].
+    pub const PTR_TOP: TypeId = TypeId(16);
+    /// The null pointer, `null`.
+    pub const NULL: TypeId = TypeId(17);
+    /// Some pointer that is certainly not null, `*void`.
+    pub const VOID_PTR: TypeId = TypeId(18);
+    pub const FLT_TOP: TypeId = TypeId(19);
+    pub const FLT_BOT: TypeId = TypeId(20);
+    pub const FLT_ZERO: TypeId = TypeId(21);
+
+    pub fn new() -> Self {
+        let mut types = Types {
+            list: Vec::new(),
+            ids: FxHashMap::default(),
+        };
+        let fixed = [
+            (Type::Bottom, Self::BOTTOM),
+            (Type::Top, Self::TOP),
+            (Type::Ctrl, Self::CTRL),
+            (Type::XCtrl, Self::XCTRL),
+            (Type::Int(Int::Top), Self::INT_TOP),
+            (Type::Int(Int::Bot), Self::INT_BOT),
+            (Type::Int(Int::Con(0)), Self::INT_ZERO),
+            (Type::Tuple([Self::CTRL, Self::CTRL].into()), Self::IF_BOTH),
+            (
+                Type::Tuple([Self::XCTRL, Self::XCTRL].into()),
+                Self::IF_NEITHER,
+            ),
+            (Type::Tuple([Self::CTRL, Self::XCTRL].into()), Self::IF_TRUE),
+            (
+                Type::Tuple([Self::XCTRL, Self::CTRL].into()),
+                Self::IF_FALSE,
+            ),
+            (Type::Mem(Alias::Top), Self::MEM_TOP),
+            (Type::Mem(Alias::Bot), Self::MEM_BOT),
+            (Self::struct_type("$TOP"), Self::STRUCT_TOP),
+            (Self::struct_type("$BOT"), Self::STRUCT_BOT),
+            (Self::ptr_type(Self::STRUCT_BOT, true), Self::PTR_BOT),
+            (Self::ptr_type(Self::STRUCT_TOP, false), Self::PTR_TOP),
+            (Self::ptr_type(Self::STRUCT_TOP, true), Self::NULL),
+            (Self::ptr_type(Self::STRUCT_BOT, false), Self::VOID_PTR),
+            (Type::Flt(Flt::Top), Self::FLT_TOP),
+            (Type::Flt(Flt::Bot), Self::FLT_BOT),
+            (Type::Flt(Flt::Con(0.0f64.to_bits())), Self::FLT_ZERO),
+        ];
+        for (ty, id) in fixed {
+            let got = types.intern(ty);
+            debug_assert_eq!(got, id);
+        }
+        types
+    }
+
+    /// The id of `ty`, adding it to the table if it is new.
+    pub fn intern(&mut self, ty: Type) -> TypeId {
+        if let Some(&id) = self.ids.get(&ty) {
+            return id;
+        }
+        let id = TypeId(self.list.len() as u32);
+        self.list.push(ty.clone());
+        self.ids.insert(ty, id);
+        id
+    }
+
+    pub fn get(&self, id: TypeId) -> &Type {
+        &self.list[id.0 as usize]
+    }
+
+    /// The integer constant `value`.
+    pub fn int(&mut self, value: i64) -> TypeId {
+        self.intern(Type::Int(Int::Con(value)))
+    }
+
+    /// The float constant `value`.
+    pub fn flt(&mut self, value: f64) -> TypeId {
+        let value = if value.is_nan() { f64::NAN } else { value };
+        self.intern(Type::Flt(Flt::Con(value.to_bits())))
+    }
+
+    pub fn tuple(&mut self, elems: &[TypeId]) -> TypeId {
+        self.intern(Type::Tuple(elems.into()))
+    }
+
+    fn struct_type(name: &str) -> Type {
+        Type::Struct {
+            name: name.into(),
+            fields: Box::new([]),
+        }
+    }
+
+    fn ptr_type(obj: TypeId, nil: bool) -> Type {
+        Type::MemPtr { obj, nil }
+    }
+
+    /// The memory slice of alias class `alias`.
+    pub fn mem(&mut self, alias: u32) -> TypeId {
+        self.intern(Type::Mem(Alias::Slice(alias)))
+    }
+
+    /// A pointer to struct `obj`; `nil` if it may be null.
+    pub fn ptr(&mut self, obj: TypeId, nil: bool) -> TypeId {
+        self.intern(Self::ptr_type(obj, nil))
+    }
+
+    /// The field `name` holding values of type `ty`.
+    pub fn field(&mut self, name: &str, ty: TypeId) -> TypeId {
+        self.intern(Type::Field {
+            name: name.into(),
+            ty,
+        })
+    }
+
+    /// The struct `name` with `fields` (each made by [`Types::field`]).
+    pub fn struct_of(&mut self, name: &str, fields: &[TypeId]) -> TypeId {
+        self.intern(Type::Struct {
+            name: name.into(),
+            fields: fields.into(),
+        })
+    }
+
+    /// The position of field `name` in struct `obj`.
+    pub fn field_index(&self, obj: TypeId, name: &str) -> Option<usize> {
+        match self.get(obj) {
+            Type::Struct { fields, .. } => fields
+                .iter()
+                .position(|&f| matches!(self.get(f), Type::Field { name: n, .. } if n == name)),
+            _ => None,
+        }
+    }
+
+    /// The name of a struct type.
+    pub fn struct_name(&self, obj: TypeId) -> Option<&str> {
+        match self.get(obj) {
+            Type::Struct { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The number of fields of a struct type.
+    pub fn field_count(&self, obj: TypeId) -> usize {
+        match self.get(obj) {
+            Type::Struct { fields, .. } => fields.len(),
+            _ => 0,
+        }
+    }
+
+    /// The name of field `idx` of a struct type.
+    pub fn field_name(&self, obj: TypeId, idx: usize) -> String {
+        match self.get(obj) {
+            Type::Struct { fields, .. } => match self.get(fields[idx]) {
+                Type::Field { name, .. } => name.clone(),
+                _ => unreachable!("a struct's fields are fields"),
+            },
+            _ => unreachable!("not a struct"),
+        }
+    }
+
+    /// The type of field `idx` of a struct type.
+    pub fn field_type(&self, obj: TypeId, idx: usize) -> TypeId {
+        match self.get(obj) {
+            Type::Struct { fields, .. } => match self.get(fields[idx]) {
+                Type::Field { ty, .. } => *ty,
+                _ => unreachable!("a struct's fields are fields"),
+            },
+            _ => unreachable!("not a struct"),
+        }
+    }
+
+    /// The struct a pointer type points to.
+    pub fn pointee(&self, ptr: TypeId) -> Option<TypeId> {
+        match self.get(ptr) {
+            Type::MemPtr { obj, .. } => Some(*obj),
+            _ => None,
+        }
+    }
+
+    pub fn is_ptr(&self, id: TypeId) -> bool {
+        matches!(self.get(id), Type::MemPtr { .. })
+    }
+
+    /// A pointer type that admits null.
+    pub fn is_nullable(&self, id: TypeId) -> bool {
+        matches!(self.get(id), Type::MemPtr { nil: true, .. })
+    }
+
+    /// The alias class of a memory slice type.
+    pub fn mem_alias(&self, id: TypeId) -> Option<u32> {
+        match self.get(id) {
+            Type::Mem(Alias::Slice(a)) => Some(*a),
+            _ => None,
+        }
+    }
+
+    pub fn is_mem(&self, id: TypeId) -> bool {
+        matches!(self.get(id), Type::Mem(_))
+    }
+
+    /// `a` is at least as precise as `b`: `meet(a, b) == b`.
+    pub fn isa(&mut self, a: TypeId, b: TypeId) -> bool {
+        self.meet(a, b) == b
+    }
+
+    /// The value a variable of this type has before it is assigned: 0 for
+    /// integers, 0.0 for floats, null for pointers.
+    pub fn make_init(&self, id: TypeId) -> Option<TypeId> {
+        match self.get(id) {
+            Type::Int(_) => Some(Self::INT_ZERO),
+            Type::Flt(_) => Some(Self::FLT_ZERO),
+            Type::MemPtr { .. } => Some(Self::NULL),
+            _ => None,
+        }
+    }
+
+    /// A sample of the lattice, closed under dual, for checking lattice laws.
+    pub fn gather(&mut self) -> Vec<TypeId> {
+        let field = self.field("test", Self::INT_ZERO);
+        let test = self.struct_of("test", &[field]);
+        let test_ptr = self.ptr(test, false);
+        let tuple = self.tuple(&[Self::INT_BOT, test_ptr]);
+        let mem1 = self.mem(1);
+        let mut ts = vec![
+            Self::BOTTOM,
+            Self::CTRL,
+            field,
+            Self::INT_ZERO,
+            Self::INT_BOT,
+            Self::FLT_ZERO,
+            Self::FLT_BOT,
+            mem1,
+            Self::MEM_BOT,
+            Self::NULL,
+            Self::PTR_BOT,
+            test_ptr,
+            test,
+            Self::STRUCT_BOT,
+            tuple,
+        ];
+        let duals: Vec<TypeId> = ts.iter().map(|&t| self.dual(t)).collect();
+        ts.extend(duals);
+        ts
+    }
+
+    /// The lowest type of the same kind: what a phi declared with this type
+    /// may fall to. Its dual is where the phi's type starts.
+    pub fn glb(&mut self, id: TypeId) -> TypeId {
+        match self.get(id).clone() {
+            Type::Ctrl => Self::XCTRL,
+            Type::XCtrl | Type::Bottom | Type::Top => Self::BOTTOM,
+            Type::Int(_) => Self::INT_BOT,
+            Type::Flt(_) => Self::FLT_BOT,
+            Type::Mem(_) => Self::MEM_BOT,
+            Type::Tuple(elems) => {
+                let low: Vec<TypeId> = elems.iter().map(|&e| self.glb(e)).collect();
+                self.tuple(&low)
+            }
+            Type::MemPtr { obj, .. } => {
+                let obj = self.glb(obj);
+                self.ptr(obj, true)
+            }
+            Type::Struct { name, fields } => {
+                let low: Vec<TypeId> = fields.iter().map(|&f| self.glb(f)).collect();
+                self.struct_of(&name, &low)
+            }
+            Type::Field { name, ty } => {
+                let ty = self.glb(ty);
+                self.field(&name, ty)
+            }
+        }
+    }
+
+    /// The value of an integer constant type, or `None`.
+    pub fn int_value(&self, id: TypeId) -> Option<i64> {
+        match self.get(id) {
+            Type::Int(Int::Con(v)) => Some(*v),
+            _ => None,
+        }
+    }
+
+    pub fn is_int(&self, id: TypeId) -> bool {
+        matches!(self.get(id), Type::Int(_))
+    }
+
+    /// The value of a float constant type, or `None`.
+    pub fn flt_value(&self, id: TypeId) -> Option<f64> {
+        match self.get(id) {
+            Type::Flt(Flt::Con(bits)) => Some(f64::from_bits(*bits)),
+            _ => None,
+        }
+    }
+
+    pub fn is_flt(&self, id: TypeId) -> bool {
+        matches!(self.get(id), Type::Flt(_))
+    }
+
+    /// An integer or float constant.
+    pub fn is_constant(&self, id: TypeId) -> bool {
+        matches!(
+            self.get(id),
+            Type::Int(Int::Con(_)) | Type::Flt(Flt::Con(_))
+        )
+    }
+
+    /// Types a Constant node can stand for: constants, and the high types
+    /// (`Top`, `~Ctrl`, `IntTop`, `FltTop`) that say the value is never
+    /// produced.
+    pub fn is_high_or_const(&self, id: TypeId) -> bool {
+        matches!(
+            self.get(id),
+            Type::Top
+                | Type::XCtrl
+                | Type::Int(Int::Con(_) | Int::Top)
+                | Type::Flt(Flt::Con(_) | Flt::Top)
+        )
+    }
+
+    /// The mirror image of a type across the lattice: top and bottom swap,
+    /// constants stay.
+    pub fn dual(&mut self, id: TypeId) -> TypeId {
+        match self.get(id).clone() {
+            Type::Bottom => Self::TOP,
+            Type::Top => Self::BOTTOM,
+            Type::Ctrl => Self::XCTRL,
+            Type::XCtrl => Self::CTRL,
+            Type::Int(Int::Top) => Self::INT_BOT,
+            Type::Int(Int::Bot) => Self::INT_TOP,
+            Type::Int(Int::Con(_)) => id,
+            Type::Flt(Flt::Top) => Self::FLT_BOT,
+            Type::Flt(Flt::Bot) => Self::FLT_TOP,
+            Type::Flt(Flt::Con(_)) => id,
+            Type::Tuple(elems) => {
+                let duals: Vec<TypeId> = elems.iter().map(|&e| self.dual(e)).collect();
+                self.tuple(&duals)
+            }
+            Type::Mem(Alias::Top) => Self::MEM_BOT,
+            Type::Mem(Alias::Bot) => Self::MEM_TOP,
+            Type::Mem(Alias::Slice(_)) => id,
+            Type::MemPtr { obj, nil } => {
+                let obj = self.dual(obj);
+                self.ptr(obj, !nil)
+            }
+            Type::Struct { name, fields } => match id {
+                Self::STRUCT_TOP => Self::STRUCT_BOT,
+                Self::STRUCT_BOT => Self::STRUCT_TOP,
+                _ => {
+                    let duals: Vec<TypeId> = fields.iter().map(|&f| self.dual(f)).collect();
+                    self.struct_of(&name, &duals)
+                }
+            },
+            Type::Field { name, ty } => {
+                let ty = self.dual(ty);
+                self.field(&name, ty)
+            }
+        }
+    }
+
+    /// The least upper bound of two types: the dual of the meet of the duals.
+    pub fn join(&mut self, a: TypeId, b: TypeId) -> TypeId {
+        if a == b {
+            return a;
+        }
+        let (da, db) = (self.dual(a), self.dual(b));
+        let m = self.meet(da, db);
+        self.dual(m)
+    }
+
+    /// Element `i` of a tuple type.
+    pub fn tuple_elem(&self, id: TypeId, i: usize) -> Option<TypeId> {
+        match self.get(id) {
+            Type::Tuple(elems) => elems.get(i).copied(),
+            _ => None,
+        }
+    }
+
+    /// The greatest lower bound of two types.
+    pub fn meet(&mut self, a: TypeId, b: TypeId) -> TypeId {
+        if a == b {
+            return a;
+        }
+        match (self.get(a), self.get(b)) {
+            (Type::Bottom, _) | (_, Type::Top) => a,
+            (Type::Top, _) | (_, Type::Bottom) => b,
+            (Type::Ctrl | Type::XCtrl, Type::Ctrl | Type::XCtrl) => Self::CTRL,
+            (Type::Tuple(x), Type::Tuple(y)) if x.len() == y.len() => {
+                let (x, y) = (x.clone(), y.clone());
+                let elems: Vec<TypeId> = x
+                    .iter()
+                    .zip(y.iter())
+                    .map(|(&p, &q)| self.meet(p, q))
+                    .collect();
+                self.tuple(&elems)
+            }
+            (Type::Int(x), Type::Int(y)) => match (*x, *y) {
+                (Int::Bot, _) | (_, Int::Top) => a,
+                (Int::Top, _) | (_, Int::Bot) => b,
+                // Two different constants: the values could be either.
+                (Int::Con(_), Int::Con(_)) => Self::INT_BOT,
+            },
+            (Type::Flt(x), Type::Flt(y)) => match (*x, *y) {
+                (Flt::Bot, _) | (_, Flt::Top) => a,
+                (Flt::Top, _) | (_, Flt::Bot) => b,
+                (Flt::Con(_), Flt::Con(_)) => Self::FLT_BOT,
+            },
+            (Type::Mem(x), Type::Mem(y)) => match (*x, *y) {
+                (_, Alias::Top) => a,
+                (Alias::Top, _) => b,
+                _ => Self::MEM_BOT,
+            },
+            (&Type::MemPtr { obj: x, nil: xn }, &Type::MemPtr { obj: y, nil: yn }) => {
+                let obj = self.meet(x, y);
+                self.ptr(obj, xn | yn)
+            }
+            (
+                Type::Struct {
+                    name: x,
+                    fields: xf,
+                },
+                Type::Struct {
+                    name: y,
+                    fields: yf,
+                },
+            ) => {
+                match (a, b) {
+                    (Self::STRUCT_TOP, _) => b,
+                    (_, Self::STRUCT_TOP) => a,
+                    (Self::STRUCT_BOT, _) | (_, Self::STRUCT_BOT) => Self::STRUCT_BOT,
+                    // Struct names are unique in a program: different names
+                    // are different structs, and all we know is "a struct".
+                    _ if x != y || xf.len() != yf.len() => Self::STRUCT_BOT,
+                    _ => {
+                        let (name, xf, yf) = (x.clone(), xf.clone(), yf.clone());
+                        let fields: Vec<TypeId> = xf
+                            .iter()
+                            .zip(yf.iter())
+                            .map(|(&p, &q)| self.meet(p, q))
+                            .collect();
+                        self.struct_of(&name, &fields)
+                    }
+                }
+            }
+            (Type::Field { name, ty: x }, Type::Field { ty: y, .. }) => {
+                let (name, x, y) = (name.clone(), *x, *y);
+                let ty = self.meet(x, y);
+                self.field(&name, ty)
+            }
+            // Unrelated kinds of type (tuples included) meet at bottom.
+            _ => Self::BOTTOM,
+        }
+    }
+
+    /// Appends the printed form of a type, as Simple prints it.
+    pub fn print(&self, id: TypeId, out: &mut String) {
+        match self.get(id) {
+            Type::Bottom => out.push_str("Bot"),
+            Type::Top => out.push_str("Top"),
+            Type::Ctrl => out.push_str("Ctrl"),
+            Type::XCtrl => out.push_str("~Ctrl"),
+            Type::Int(Int::Top) => out.push_str("IntTop"),
+            Type::Int(Int::Bot) => out.push_str("IntBot"),
+            Type::Int(Int::Con(v)) => {
+                let _ = write!(out, "{v}");
+            }
+            Type::Flt(Flt::Top) => out.push_str("FltTop"),
+            Type::Flt(Flt::Bot) => out.push_str("FltBot"),
+            Type::Flt(Flt::Con(bits)) => out.push_str(&double::format(f64::from_bits(*bits))),
+            Type::Tuple(elems) => {
+                out.push('[');
+                for (i, &e) in elems.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    self.print(e, out);
+                }
+                out.push(']');
+            }
+            Type::Mem(alias) => match alias {
+                Alias::Top => out.push_str("MEM#TOP"),
+                Alias::Bot => out.push_str("MEM#BOT"),
+                Alias::Slice(n) => {
+                    let _ = write!(out, "MEM#{n}");
+                }
+            },
+            Type::MemPtr { obj, nil } => match id {
+                Self::NULL => out.push_str("null"),
+                Self::VOID_PTR => out.push_str("*void"),
+                _ => {
+                    out.push('*');
+                    self.print(*obj, out);
+                    if *nil {
+                        out.push('?');
+                    }
+                }
+            },
+            Type::Struct { name, fields } => {
+                out.push_str(name);
+                out.push_str(" {\n");
+                for &f in fields.iter() {
+                    out.push_str("  ");
+                    self.print(f, out);
+                    out.push_str(";\n");
+                }
+                out.push('}');
+            }
+            Type::Field { name, ty } => {
+                out.push_str(name);
+                out.push(':');
+                self.print(*ty, out);
+            }
+        }
+    }
+
+    pub fn to_string(&self, id: TypeId) -> String {
+        let mut s = String::new();
+        self.print(id, &mut s);
+        s
+    }
+
+    /// The short form used in error messages: `int`, `flt`, `*Bar?`, `null`.
+    pub fn str(&self, id: TypeId) -> String {
+        match self.get(id) {
+            Type::Int(Int::Top) => "~int".into(),
+            Type::Int(Int::Bot) => "int".into(),
+            Type::Flt(Flt::Top) => "~flt".into(),
+            Type::Flt(Flt::Bot) => "flt".into(),
+            Type::MemPtr { obj, nil } if !matches!(id, Self::NULL | Self::VOID_PTR) => {
+                format!("*{}{}", self.str(*obj), if *nil { "?" } else { "" })
+            }
+            Type::Struct { name, .. } | Type::Field { name, .. } => name.clone(),
+            _ => self.to_string(id),
+        }
+    }
+}
+
+impl Default for Types {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interning_gives_one_id_per_type() {
+        let mut t = Types::new();
+        assert_eq!(t.int(0), Types::INT_ZERO);
+        assert_eq!(t.int(7), t.int(7));
+        assert_ne!(t.int(7), t.int(8));
+    }
+
+    #[test]
+    fn meet_follows_the_lattice() {
+        let mut t = Types::new();
+        let (one, two) = (t.int(1), t.int(2));
+        assert_eq!(t.meet(one, one), one);
+        assert_eq!(t.meet(one, two), Types::INT_BOT);
+        assert_eq!(t.meet(Types::INT_TOP, two), two);
+        assert_eq!(t.meet(Types::XCTRL, Types::CTRL), Types::CTRL);
+        assert_eq!(t.meet(Types::XCTRL, Types::XCTRL), Types::XCTRL);
+        assert_eq!(t.meet(Types::TOP, one), one);
+        assert_eq!(t.meet(Types::CTRL, one), Types::BOTTOM);
+        assert_eq!(t.meet(Types::IF_TRUE, Types::IF_FALSE), Types::IF_BOTH);
+    }
+
+    #[test]
+    fn floats_form_a_lattice_of_their_own() {
+        let mut t = Types::new();
+        let (half, two) = (t.flt(0.5), t.flt(2.0));
+        assert_eq!(t.flt(0.0), Types::FLT_ZERO);
+        assert_ne!(t.flt(-0.0), Types::FLT_ZERO);
+        assert_eq!(t.flt(f64::NAN), t.flt(-f64::NAN));
+        assert_eq!(t.meet(half, two), Types::FLT_BOT);
+        assert_eq!(t.meet(Types::FLT_TOP, half), half);
+        assert_eq!(t.join(half, two), Types::FLT_TOP);
+        assert_eq!(t.dual(Types::FLT_BOT), Types::FLT_TOP);
+        assert_eq!(t.dual(half), half);
+        // An int and a flt have nothing in common but Bottom.
+        let one = t.int(1);
+        assert_eq!(t.meet(one, half), Types::BOTTOM);
+        assert_eq!(t.meet(Types::INT_BOT, Types::FLT_BOT), Types::BOTTOM);
+        assert_eq!(t.to_string(half), "0.5");
+        assert_eq!(t.to_string(Types::FLT_BOT), "FltBot");
+        assert_eq!(t.str(Types::FLT_TOP), "~flt");
+        let big = t.flt(1e10);
+        assert_eq!(t.str(big), "1.0E10");
+        assert_eq!(t.make_init(Types::FLT_BOT), Some(Types::FLT_ZERO));
+    }
+
+    #[test]
+    fn join_is_the_dual_of_meet() {
+        let mut t = Types::new();
+        let (one, two) = (t.int(1), t.int(2));
+        assert_eq!(t.join(one, two), Types::INT_TOP);
+        assert_eq!(t.join(Types::INT_BOT, one), one);
+        assert_eq!(t.join(Types::CTRL, Types::XCTRL), Types::XCTRL);
+        assert_eq!(t.dual(Types::IF_TRUE), Types::IF_FALSE);
+    }
+}
