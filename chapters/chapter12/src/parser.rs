@@ -773,6 +773,15 @@ impl<'a> Parser<'a> {
             }
             let at = self.lexer.token_start();
             let name = self.require_id()?;
+            // A pointer that can only be null (a test of it proved it
+            // non-null where it is null everywhere): Simple's chapter 12
+            // words.
+            if t == Types::PTR_TOP {
+                return Err(Error::new(
+                    format!("Accessing field '{name}' from null"),
+                    at,
+                ));
+            }
             let obj = self.graph.types.pointee(t).expect("a pointer type");
             let field = self.graph.types.field_index(obj, &name);
             let info = self
