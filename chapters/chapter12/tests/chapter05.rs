@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `Chapter05Test.java`.
+//! Port of Simple's chapter 12 `Chapter05Test.java`.
 
 use chapter12::CodeGen;
 use pretty_assertions::assert_eq;

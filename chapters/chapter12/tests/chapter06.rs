@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `Chapter06Test.java`.
+//! Port of Simple's chapter 12 `Chapter06Test.java`.
 
 use chapter12::{CodeGen, NodeKind};
 use pretty_assertions::assert_eq;

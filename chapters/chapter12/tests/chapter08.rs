@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `Chapter08Test.java`.
+//! Port of Simple's chapter 12 `Chapter08Test.java`.
 
 use chapter12::eval::Value;
 use chapter12::{CodeGen, NodeKind, Outcome};

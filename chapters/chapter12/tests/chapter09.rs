@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `Chapter09Test.java`.
+//! Port of Simple's chapter 12 `Chapter09Test.java`.
 
 use chapter12::eval::Value;
 use chapter12::types::Types;

@@ -654,6 +654,9 @@ while(0>=0) {
 return 0;
 ";
 
+// `testScheduleUse` and `testLoopCarriedDep` are in Simple's chapter 11
+// test class but not in chapter 12's copy of it (chapter 12 branched off
+// before they were added); we keep both.
 #[test]
 fn test_schedule_use() {
     let code = parse_iterated(SCHEDULE_USE);

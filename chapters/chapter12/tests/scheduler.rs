@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `SchedulerTest.java`: programs with memory,
+//! Port of Simple's chapter 12 `SchedulerTest.java`: programs with memory,
 //! run by the evaluator.
 
 use chapter12::eval::Value;
