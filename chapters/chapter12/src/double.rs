@@ -82,6 +82,8 @@ pub fn format(x: f64) -> String {
 }
 
 #[cfg(test)]
+// The decimals are the subject here (how Java prints 3.14), not approximations.
+#[allow(clippy::approx_constant)]
 mod tests {
     use super::format;
     use pretty_assertions::assert_eq;

@@ -1182,7 +1182,7 @@ impl ProgramGen {
             rng: Rng(seed),
             scopes: vec![vec![("arg".to_string(), Ty::Int)]],
             structs: Vec::new(),
-            floats: seed % 2 == 0,
+            floats: seed & 1 == 0,
             names: 0,
             loops: 0,
             out: String::new(),
