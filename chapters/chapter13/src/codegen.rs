@@ -96,7 +96,7 @@ impl CodeGen {
     /// be null.
     pub fn iterate(&mut self) -> Result<&mut Self, Error> {
         crate::iter::iterate(&mut self.graph);
-        if let Some(e) = node::first_error(&self.graph, self.stop()) {
+        if let Some(e) = node::first_error(&mut self.graph) {
             return Err(e);
         }
         let stop = self.stop();

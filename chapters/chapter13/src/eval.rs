@@ -17,6 +17,13 @@
 //! write to its object. A memory phi simply holds a state. The one effect
 //! that is not a pure function of inputs is allocation: a New makes a fresh
 //! object each time control passes the node it is anchored to.
+//!
+//! From chapter 13 a field may hold a reference, so a returned object is
+//! shown with the objects it refers to, each inside its field, the way
+//! Simple's evaluator prints them. References can form cycles (a list whose
+//! last node points back to its head), and shared objects can make the
+//! text grow exponentially; an object met again on its own path, or past
+//! [`SHOWN_OBJECTS`] objects, is shown as `Obj<N> {...}`.
 
 use crate::graph::{Graph, NodeId};
 use crate::node::{is_cfg, mem_merge_slice, BoolOp, NodeKind};
@@ -50,6 +57,42 @@ pub enum Value {
         name: String,
         fields: Vec<(String, Value)>,
     },
+    /// An object of struct `name` not shown again: it is being shown
+    /// already (a cycle of references), or too many objects were shown.
+    Omitted {
+        name: String,
+    },
+}
+
+/// The most objects shown in one returned value; the rest are
+/// [`Value::Omitted`]. (Shared references can make the text of a small
+/// heap exponentially long, and a long list a deep one.)
+pub const SHOWN_OBJECTS: usize = 1000;
+
+/// What is left to show of one returned value: the objects on the path
+/// being shown, and how many more may be.
+#[derive(Default)]
+pub(crate) struct Shown {
+    path: Vec<usize>,
+    shown: usize,
+}
+
+impl Shown {
+    /// Starts showing object `o`, unless it is on the path already or the
+    /// budget is spent (then `false`).
+    pub(crate) fn enter(&mut self, o: usize) -> bool {
+        if self.path.contains(&o) || self.shown >= SHOWN_OBJECTS {
+            return false;
+        }
+        self.shown += 1;
+        self.path.push(o);
+        true
+    }
+
+    /// Object `o`, entered last, is shown.
+    pub(crate) fn leave(&mut self) {
+        self.path.pop();
+    }
 }
 
 impl fmt::Display for Value {
@@ -64,6 +107,7 @@ impl fmt::Display for Value {
                 }
                 f.write_str("\n}")
             }
+            Value::Omitted { name } => write!(f, "Obj<{name}> {{...}}"),
         }
     }
 }
@@ -245,7 +289,8 @@ impl Evaluator<'_> {
                 }
                 NodeKind::Return => {
                     let v = self.value(g.in_(c, 1))?;
-                    return Ok(Outcome::Value(self.snapshot(c, &v, &mut Vec::new())?));
+                    let shown = &mut Shown::default();
+                    return Ok(Outcome::Value(self.snapshot(c, &v, shown)?));
                 }
                 NodeKind::CProj { .. } => {
                     self.allocate(c);
@@ -377,9 +422,9 @@ impl Evaluator<'_> {
     }
 
     /// The value returned by `ret`, with objects read out of the final
-    /// memory state (the Return's memory inputs). `path` holds the objects
-    /// being shown, so that a cycle of references ends.
-    fn snapshot(&self, ret: NodeId, v: &Val, path: &mut Vec<usize>) -> Eval<Value> {
+    /// memory state (the Return's memory inputs), and the objects their
+    /// fields refer to in turn.
+    fn snapshot(&self, ret: NodeId, v: &Val, shown: &mut Shown) -> Eval<Value> {
         let o = match v {
             Val::Ptr(o) => *o,
             Val::Null => return Ok(Value::Null),
@@ -388,11 +433,9 @@ impl Evaluator<'_> {
         let g = self.g;
         let ty = self.objects.borrow()[o];
         let name = g.types.struct_name(ty).unwrap_or("?").to_owned();
-        if path.contains(&o) {
-            let fields = Vec::new();
-            return Ok(Value::Obj { name, fields });
+        if !shown.enter(o) {
+            return Ok(Value::Omitted { name });
         }
-        path.push(o);
         let mut fields = Vec::new();
         let first = self.first_alias.get(&ty).copied().unwrap_or(0);
         for idx in 0..g.types.field_count(ty) {
@@ -405,14 +448,14 @@ impl Evaluator<'_> {
             });
             let value = match slice {
                 Some(m) => match memory(self.value(m)?).read(o) {
-                    Some(fv) => self.snapshot(ret, &fv.clone(), path)?,
+                    Some(fv) => self.snapshot(ret, &fv.clone(), shown)?,
                     None => Value::Null,
                 },
                 None => Value::Null,
             };
             fields.push((g.types.field_name(ty, idx), value));
         }
-        path.pop();
+        shown.leave();
         Ok(Value::Obj { name, fields })
     }
 }

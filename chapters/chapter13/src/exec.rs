@@ -15,7 +15,7 @@
 //! anti-dependences), every value computed before its uses. The fuzzer and
 //! the tests compare them.
 
-use crate::eval::{projection, pure_value, Eval, Memory, Outcome, Val, Value};
+use crate::eval::{projection, pure_value, Eval, Memory, Outcome, Shown, Val, Value};
 use crate::gcm::{block, is_block_head};
 use crate::graph::{Graph, NodeId};
 use crate::node::{is_cfg, NodeKind};
@@ -99,7 +99,7 @@ impl Machine<'_> {
                     }
                     NodeKind::Return => {
                         let v = self.reg(g.in_(succ, 1))?;
-                        let shown = self.snapshot(&v, &mut Vec::new());
+                        let shown = self.snapshot(&v, &mut Shown::default());
                         return Ok(Outcome::Value(shown));
                     }
                     _ => c = succ,
@@ -262,27 +262,26 @@ impl Machine<'_> {
         Ok((o, field))
     }
 
-    /// What the program returns, with objects shown by their fields now.
-    fn snapshot(&self, v: &Val, path: &mut Vec<usize>) -> Value {
+    /// What the program returns, with objects shown by their fields now,
+    /// and the objects those refer to in turn.
+    fn snapshot(&self, v: &Val, shown: &mut Shown) -> Value {
         match v {
             Val::Ptr(o) => {
                 let obj = &self.heap[*o];
                 let name = self.g.types.struct_name(obj.ty).unwrap_or("?").to_owned();
-                if path.contains(o) {
-                    let fields = Vec::new();
-                    return Value::Obj { name, fields };
+                if !shown.enter(*o) {
+                    return Value::Omitted { name };
                 }
-                path.push(*o);
                 let fields = (0..obj.fields.len())
                     .map(|i| {
                         let value = match &obj.fields[i] {
-                            Some(f) => self.snapshot(f, path),
+                            Some(f) => self.snapshot(f, shown),
                             None => Value::Null,
                         };
                         (self.g.types.field_name(obj.ty, i), value)
                     })
                     .collect();
-                path.pop();
+                shown.leave();
                 Value::Obj { name, fields }
             }
             Val::Null => Value::Null,

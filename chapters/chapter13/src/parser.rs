@@ -8,7 +8,7 @@
 //! program    : statement*
 //! statement  : 'return' expr ';' | 'int' id ['=' expr] ';'
 //!            | struct_name ['?'] id ['=' expr] ';' | id '=' expr ';' | expr ';'
-//!            | 'struct' struct_name '{' ('int' id ';')* '}' statement
+//!            | 'struct' struct_name '{' (type id ';')* '}'
 //!            | '{' statement* '}' | 'if' '(' expr ')' statement ['else' statement]
 //!            | 'while' '(' expr ')' statement | 'break' ';' | 'continue' ';'
 //!            | '#showGraph' ';' | ';'
@@ -19,7 +19,18 @@
 //! postfix    : primary ('.' id)* ['=' expr]
 //! primary    : integer | 'true' | 'false' | 'null' | 'new' struct_name | id
 //!            | '(' expr ')'
+//! type       : 'int' | struct_name ['?']
 //! ```
+//!
+//! A field may point to a struct (`struct N { N? next; int i; }`), and a
+//! struct may be named before it is declared. A name in a type's place
+//! that is not a known struct but is followed by an identifier is taken for
+//! a struct declared later: a *forward reference*, a struct type with no
+//! fields yet. A field or variable of that type keeps pointing to the
+//! forward struct; a field access looks the struct up by name, so it finds
+//! the fields once the struct is declared, and so does the check of a
+//! declaration's value (`check_type`). `new` of a struct not yet declared
+//! is an error.
 //!
 //! Memory is threaded through the scope like any variable, under names no
 //! program can spell, and it is split lazily. The first `struct` binds
@@ -45,10 +56,10 @@ use crate::graph::{Graph, NodeId};
 use crate::lexer::Lexer;
 use crate::node::{
     self, cproj_new, if_new, load_new, loop_new, mem_merge_new, new_new, proj_new, return_new,
-    scope, store_new, BoolOp, NodeKind,
+    scope, store_new, BoolOp, NodeKind, StoreField,
 };
 use crate::types::{TypeId, Types};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The deepest nesting of statements and expressions accepted.
 pub const MAX_NESTING: usize = 50_000;
@@ -84,6 +95,8 @@ pub struct Parser<'a> {
     depth: usize,
     /// The structs declared so far, by name.
     structs: FxHashMap<String, StructInfo>,
+    /// The names used as a type before their struct was declared.
+    forward: FxHashSet<String>,
     /// The alias class the next declared field gets. Class 1 stands for all
     /// of memory (`$mem`); fields count from 2.
     next_alias: u32,
@@ -140,6 +153,7 @@ impl<'a> Parser<'a> {
             break_scope: None,
             depth: 0,
             structs: FxHashMap::default(),
+            forward: FxHashSet::default(),
             next_alias: 2,
         }
     }
@@ -215,6 +229,9 @@ impl<'a> Parser<'a> {
             if p.lexer.matchx("return") {
                 p.parse_return()
             } else if p.lexer.matchx("int") {
+                // As in Simple, a `?` after a type is read for any type,
+                // and means nothing for `int`.
+                p.lexer.matches("?");
                 p.parse_decl(Types::INT_BOT)
             } else if p.lexer.matches("{") {
                 p.parse_block()?;
@@ -267,8 +284,11 @@ impl<'a> Parser<'a> {
         self.scope = f_scope;
         self.set_ctrl(if_false);
         self.graph.unkeep(if_false);
+        // On the false arm the predicate is known false (a pointer null),
+        // with or without an `else`: after `if (!p) return 0;` the code
+        // that follows knows `p` is not null.
+        scope::upcast(&mut self.graph, self.scope, if_false, pred, true);
         if self.lexer.matchx("else") {
-            scope::upcast(&mut self.graph, self.scope, if_false, pred, true);
             self.parse_statement()?;
             f_scope = self.scope;
         }
@@ -502,9 +522,26 @@ impl<'a> Parser<'a> {
         self.check_type(expr, declared, at)
     }
 
-    /// The value's type must fit the variable's declared type.
+    /// Pointer type `t` deepened: if it points to a forward reference whose
+    /// struct has been declared since, a pointer to that struct instead.
+    /// A field `N? next` of `struct N` points to the forward `N`, and a
+    /// pointer to the forward `N` is no pointer to the declared `N`, but
+    /// what it points to is the same struct.
+    fn deepen(&mut self, t: TypeId) -> TypeId {
+        let types = &mut self.graph.types;
+        if let Some(obj) = types.pointee(t).filter(|&obj| types.is_forward(obj)) {
+            let name = types.struct_name(obj).expect("a struct");
+            if let Some(info) = self.structs.get(name) {
+                return types.ptr_to(t, info.ty);
+            }
+        }
+        t
+    }
+
+    /// The value's type, deepened, must fit the variable's declared type.
     fn check_type(&mut self, expr: NodeId, declared: TypeId, at: usize) -> Result<(), Error> {
         let t = self.graph.ty(expr);
+        let t = self.deepen(t);
         if self.graph.types.isa(t, declared) {
             return Ok(());
         }
@@ -520,16 +557,34 @@ impl<'a> Parser<'a> {
     }
 
     /// A type name, if one is next: `int`, or a struct name making a
-    /// pointer type, nullable with a `?`. Otherwise nothing is consumed.
+    /// pointer type, nullable with a `?` (read after `int` too, and
+    /// ignored). A name that is no known struct, but is followed by another
+    /// name (`Node next`), is a struct declared later: a forward reference.
+    /// The following name is left for the caller. If no type is next,
+    /// nothing is consumed.
     fn parse_type(&mut self) -> Option<TypeId> {
         let start = self.lexer.token_start();
         let name = self.lexer.match_id()?;
+        let nil = self.lexer.matches("?");
         if name == "int" {
             return Some(Types::INT_BOT);
         }
         if let Some(info) = self.structs.get(&name).copied() {
-            let nil = self.lexer.matches("?");
             return Some(self.graph.types.ptr(info.ty, nil));
+        }
+        // A keyword is no struct name (Simple's parser does not check, so
+        // `new S;` would declare `S` of a struct type named `new`).
+        if !KEYWORDS.contains(&name.as_str()) && !self.forward.contains(&name) {
+            let after = self.lexer.pos();
+            let next_is_name = self.lexer.match_id().is_some();
+            self.lexer.set_pos(after);
+            if next_is_name {
+                self.forward.insert(name.clone());
+            }
+        }
+        if self.forward.contains(&name) {
+            let obj = self.graph.types.struct_forward(&name);
+            return Some(self.graph.types.ptr(obj, nil));
         }
         self.lexer.set_pos(start);
         None
@@ -560,10 +615,11 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `struct S { int a; int b; }`, `struct` already read, and then the
-    /// statement after it. Each field becomes an alias class, bound in the
-    /// scope as `$N` to the whole memory `$mem` (made from Start by the
-    /// first struct) until a store splits it off.
+    /// `struct S { int a; S? next; }`, `struct` already read. Each field
+    /// becomes an alias class, bound in the scope as `$N` to the whole
+    /// memory `$mem` (made from Start by the first struct) until a store
+    /// splits it off. A struct that was only named so far (a forward
+    /// reference) is now declared; one declared already cannot be again.
     fn parse_struct(&mut self) -> Result<(), Error> {
         // Memory slices live in the program's outermost block, so that
         // they outlive every statement that may use them.
@@ -577,14 +633,19 @@ impl<'a> Parser<'a> {
         self.require("{")?;
         let mut fields: Vec<TypeId> = Vec::new();
         while !self.lexer.peek_is('}') && !self.lexer.is_eof() {
-            if !self.lexer.matchx("int") {
-                return Err(self.error_syntax(
-                    "A field type is expected, only type 'int' is supported at present",
-                ));
-            }
+            let at = self.lexer.token_start();
+            let Some(ty) = self.parse_type() else {
+                // Simple's words, which name the token found and then the
+                // one after it.
+                self.lexer.set_pos(at);
+                let found = self.lexer.any_next_token();
+                let mut e = self.error_syntax(&format!("Requires a field type, found '{found}'"));
+                e.offset = at;
+                return Err(e);
+            };
             let at = self.lexer.token_start();
             let fname = self.require_id()?;
-            let field = self.graph.types.field(&fname, Types::INT_BOT);
+            let field = self.graph.types.field(&fname, ty);
             self.require(";")?;
             if fields.contains(&field) {
                 let shown = self.graph.types.to_string(field);
@@ -616,7 +677,7 @@ impl<'a> Parser<'a> {
             let mem = self.graph.types.mem(alias);
             scope::define(&mut self.graph, self.scope, &mem_name(alias), mem, all);
         }
-        self.parse_statement()
+        Ok(())
     }
 
     fn parse_expression(&mut self) -> Parsed {
@@ -669,6 +730,7 @@ impl<'a> Parser<'a> {
         self.nested(|p| {
             let mut lhs = p.parse_multiplication()?;
             loop {
+                let at = p.lexer.token_start();
                 let kind = if p.lexer.matches("+") {
                     NodeKind::Add
                 } else if p.lexer.matches("-") {
@@ -680,6 +742,7 @@ impl<'a> Parser<'a> {
                 let rhs = p.parse_multiplication()?;
                 p.graph.set_def(n, 2, Some(rhs));
                 lhs = p.peephole(n);
+                p.note_operator(n, at);
             }
         })
     }
@@ -689,6 +752,7 @@ impl<'a> Parser<'a> {
         self.nested(|p| {
             let mut lhs = p.parse_unary()?;
             loop {
+                let at = p.lexer.token_start();
                 let kind = if p.lexer.matches("*") {
                     NodeKind::Mul
                 } else if p.lexer.matches("/") {
@@ -700,8 +764,22 @@ impl<'a> Parser<'a> {
                 let rhs = p.parse_unary()?;
                 p.graph.set_def(n, 2, Some(rhs));
                 lhs = p.peephole(n);
+                p.note_operator(n, at);
             }
         })
+    }
+
+    /// Remembers that the operator at `at` made node `first` and whatever
+    /// its peephole made after it: each Add and Mul among them gets this
+    /// place, which the check after optimization names (`Cannot 'Add'
+    /// null`).
+    fn note_operator(&mut self, first: NodeId, at: usize) {
+        let at = node::source_offset(at);
+        for n in self.graph.ids().skip(first.nid() as usize - 1) {
+            if matches!(self.graph.kind(n), NodeKind::Add | NodeKind::Mul) {
+                self.graph.operator_at.entry(n).or_insert(at);
+            }
+        }
     }
 
     /// `'-' unary | '!' unary | postfix`
@@ -741,13 +819,22 @@ impl<'a> Parser<'a> {
             }
             let at = self.lexer.token_start();
             let name = self.require_id()?;
+            // The pointer that is never anything (a null tested not null).
+            if t == Types::PTR_TOP {
+                return Err(Error::new(
+                    format!("Accessing field '{name}' from null"),
+                    at,
+                ));
+            }
+            // The struct is looked up by name: a pointer to a forward
+            // reference finds the fields declared since.
             let obj = self.graph.types.pointee(t).expect("a pointer type");
-            let field = self.graph.types.field_index(obj, &name);
             let info = self
                 .graph
                 .types
                 .struct_name(obj)
                 .and_then(|s| self.structs.get(s).copied());
+            let field = info.and_then(|info| self.graph.types.field_index(info.ty, &name));
             let (Some(idx), Some(info)) = (field, info) else {
                 let shown = self.graph.types.str(t);
                 return Err(Error::new(
@@ -756,6 +843,7 @@ impl<'a> Parser<'a> {
                 ));
             };
             let alias = info.first_alias + idx as u32;
+            let declared = self.graph.types.field_type(info.ty, idx);
             if self.lexer.matches("=") {
                 if self.lexer.peek_is('=') {
                     // It was `==`: put the first '=' back.
@@ -765,13 +853,26 @@ impl<'a> Parser<'a> {
                     let value = self.parse_expression()?;
                     let ctrl = self.ctrl();
                     let mem = self.memory(alias);
-                    let st = store_new(&mut self.graph, &name, alias, at, ctrl, mem, expr, value);
+                    // Whether the value fits is checked once the program is
+                    // optimized (`store::error`).
+                    let field = StoreField {
+                        name: &name,
+                        alias,
+                        declared,
+                        init: false,
+                    };
+                    let st = store_new(&mut self.graph, field, at, ctrl, mem, expr, value);
                     let st = self.peephole(st);
                     scope::update(&mut self.graph, self.scope, &mem_name(alias), st);
                     return Ok(expr);
                 }
             }
-            let declared = self.graph.types.field_type(obj, idx);
+            // A pointer loaded may be null, whatever the field says: every
+            // reference field starts out null. And it points to the struct
+            // as declared by now, as a pointer made by `new` does: a loop
+            // variable that takes both (`head = head.next`) keeps one type.
+            let declared = self.graph.types.glb(declared);
+            let declared = self.deepen(declared);
             let mem = self.memory(alias);
             let load = load_new(&mut self.graph, &name, alias, declared, at, mem, expr);
             expr = self.peephole(load);
@@ -785,25 +886,39 @@ impl<'a> Parser<'a> {
             .expect("memory slices stay in scope")
     }
 
-    /// `new S`: a New, then a Store of 0 to each field.
+    /// `new S`: a New, then a Store of each field's first value: 0 for an
+    /// int, null for a reference (even one declared not null).
     fn new_struct(&mut self, info: StructInfo) -> NodeId {
         let ptr = self.graph.types.ptr(info.ty, false);
         let ctrl = self.ctrl();
         let n = new_new(&mut self.graph, ptr, ctrl);
         let n = self.peephole(n);
         self.graph.keep(n);
-        let zero = self.graph.zero();
         let count = self.graph.types.field_count(info.ty);
         let at = self.lexer.pos();
         for alias in info.first_alias..info.first_alias + count as u32 {
             let obj = info.ty;
-            let name = self
+            let idx = (alias - info.first_alias) as usize;
+            let name = self.graph.types.field_name(obj, idx);
+            let declared = self.graph.types.field_type(obj, idx);
+            let mem = self.memory(alias);
+            // A constant of its own for each field, as Simple makes it (value
+            // numbering then finds the one made before).
+            let init = self
                 .graph
                 .types
-                .field_name(obj, (alias - info.first_alias) as usize);
-            let mem = self.memory(alias);
+                .make_init(declared)
+                .expect("int or pointer");
+            let init = node::new_constant(&mut self.graph, init);
+            let init = self.peephole(init);
             let ctrl = self.ctrl();
-            let st = store_new(&mut self.graph, &name, alias, at, ctrl, mem, n, zero);
+            let field = StoreField {
+                name: &name,
+                alias,
+                declared,
+                init: true,
+            };
+            let st = store_new(&mut self.graph, field, at, ctrl, mem, n, init);
             let st = self.peephole(st);
             scope::update(&mut self.graph, self.scope, &mem_name(alias), st);
         }
@@ -832,9 +947,11 @@ impl<'a> Parser<'a> {
             return Ok(self.peephole(c));
         }
         if self.lexer.matchx("new") {
+            let at = self.lexer.token_start();
             let name = self.require_id()?;
+            // Not a struct, or one not declared yet.
             let Some(info) = self.structs.get(&name).copied() else {
-                return Err(self.error_syntax(&format!("Unknown struct type '{name}'")));
+                return Err(Error::new(format!("Unknown struct type '{name}'"), at));
             };
             return Ok(self.new_struct(info));
         }

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `Chapter01Test.java`.
+//! Port of Simple's chapter 13 `Chapter01Test.java`.
 
 use chapter13::{CodeGen, NodeKind};
 use pretty_assertions::assert_eq;

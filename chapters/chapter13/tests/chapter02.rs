@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `Chapter02Test.java`.
+//! Port of Simple's chapter 13 `Chapter02Test.java`.
 
 use chapter13::CodeGen;
 use pretty_assertions::assert_eq;

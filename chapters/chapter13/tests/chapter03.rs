@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `Chapter03Test.java`.
+//! Port of Simple's chapter 13 `Chapter03Test.java`.
 
 use chapter13::CodeGen;
 use pretty_assertions::assert_eq;

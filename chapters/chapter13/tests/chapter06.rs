@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `Chapter06Test.java`.
+//! Port of Simple's chapter 13 `Chapter06Test.java`.
 
 use chapter13::{CodeGen, NodeKind};
 use pretty_assertions::assert_eq;
@@ -101,7 +101,7 @@ if (arg)
     a = 2;
 return (arg < a) < 3;
 ";
-    assert_eq!(print_iterated(src), "return ((arg<Phi(Region14,2,1))<3);");
+    assert_eq!(print_iterated(src), "return ((arg<Phi(Region16,2,1))<3);");
 }
 
 #[test]
@@ -186,7 +186,7 @@ fn test_merge3_peephole3() {
 
 #[test]
 fn test_demo1_non_const() {
-    assert_eq!(print_iterated(DEMO1), "return Phi(Region26,4,1);");
+    assert_eq!(print_iterated(DEMO1), "return Phi(Region28,4,1);");
 }
 
 #[test]
@@ -203,7 +203,7 @@ fn test_demo1_false() {
 fn test_demo2_non_const() {
     assert_eq!(
         print_iterated(DEMO2),
-        "return (Phi(Region38,Phi(Region25,2,3),0)+Phi(Region,3,1));"
+        "return (Phi(Region40,Phi(Region25,2,3),0)+Phi(Region,3,1));"
     );
 }
 

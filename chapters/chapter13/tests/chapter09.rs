@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `Chapter09Test.java`.
+//! Port of Simple's chapter 13 `Chapter09Test.java`.
 
 use chapter13::eval::Value;
 use chapter13::types::Types;

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `SchedulerTest.java`: programs with memory,
+//! Port of Simple's chapter 13 `SchedulerTest.java`: programs with memory,
 //! run by the evaluator.
 
 use chapter13::eval::Value;

@@ -45,7 +45,7 @@ pub use return_::new as return_new;
 pub use scope::ScopeNames;
 pub use start::{add_memory as start_add_memory, new as start_new};
 pub use stop::{new as stop_new, ret};
-pub use store::new as store_new;
+pub use store::{new as store_new, Field as StoreField};
 
 use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
@@ -114,8 +114,9 @@ pub enum NodeKind {
         ptr: TypeId,
     },
     /// Reads field `name` (memory alias class `alias`): `in(1)` is the
-    /// memory slice, `in(2)` the pointer. `at` is the source offset, for
-    /// error messages.
+    /// memory slice, `in(2)` the pointer. Its value has type `declared`, the
+    /// lowest of the field's type (a pointer loaded may be null). `at` is
+    /// the source offset, for error messages.
     Load {
         name: Box<str>,
         alias: u32,
@@ -123,10 +124,15 @@ pub enum NodeKind {
         at: u32,
     },
     /// Writes `in(3)` into field `name` of `in(2)`, in memory slice `in(1)`;
-    /// its value is the new state of that slice.
+    /// its value is the new state of that slice. `declared` is the field's
+    /// type, which the stored value must fit, unless the store is `init`:
+    /// one of the stores of `new` that give each field its first value
+    /// (null, even for a field that may not hold null).
     Store {
         name: Box<str>,
         alias: u32,
+        declared: TypeId,
+        init: bool,
         at: u32,
     },
     /// All of memory: `in(1)` is the state of every alias class not
@@ -214,8 +220,8 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::Phi { label, .. } => format!("Phi_{label}"),
         NodeKind::Scope(_) => "Scope".into(),
         NodeKind::New { .. } => "new".into(),
-        NodeKind::Load { .. } => "Load".into(),
-        NodeKind::Store { .. } => "Store".into(),
+        NodeKind::Load { name, .. } => name.to_string(),
+        NodeKind::Store { name, .. } => format!(".{name}="),
         NodeKind::Cast { ty } => format!("({})", g.types.str(*ty)),
         NodeKind::MemMerge => "ALLMEM".into(),
     }
@@ -226,6 +232,10 @@ pub fn unique_name(g: &Graph, n: NodeId) -> String {
     match g.kind(n) {
         NodeKind::Constant(_) => format!("Con_{n}"),
         NodeKind::Cast { .. } => format!("Cast_{n}"),
+        // Their labels are field names, which could clash with other
+        // labels and, for a Store, are no Graphviz name.
+        NodeKind::Load { .. } => format!("Load{n}"),
+        NodeKind::Store { .. } => format!("Store{n}"),
         // Graphviz does not like `$` in names.
         _ => format!("{}{n}", label(g, n).replace('$', "")),
     }
@@ -246,7 +256,7 @@ pub fn glabel(g: &Graph, n: NodeId) -> String {
             format!("new {}", g.types.str(obj))
         }
         NodeKind::Load { name, .. } => format!(".{name}"),
-        NodeKind::Store { name, .. } => format!(".{name} ="),
+        NodeKind::Store { name, .. } => format!(".{name}="),
         NodeKind::MemMerge => "MEM".into(),
         _ => label(g, n),
     }
@@ -444,9 +454,22 @@ pub(crate) fn gvn_eligible(g: &Graph, n: NodeId) -> bool {
     }
 }
 
-/// A problem that only the optimized graph shows: a field access through a
-/// pointer that may still be null. (Simple's `err`.)
-pub fn error(g: &Graph, n: NodeId) -> Option<crate::Error> {
+/// A problem that only the optimized graph shows (Simple's `err`): a field
+/// access through a pointer that may still be null, a value stored into a
+/// field that cannot hold it, or arithmetic on something not an integer
+/// (`null+42`). The parser checks none of these: the types it sees while
+/// parsing are not yet the best ones.
+pub fn error(g: &mut Graph, n: NodeId) -> Option<crate::Error> {
+    match g.kind(n) {
+        NodeKind::Add | NodeKind::Mul => not_int_operand(g, n),
+        NodeKind::Load { .. } => null_access(g, n),
+        NodeKind::Store { .. } => null_access(g, n).or_else(|| store::error(g, n)),
+        _ => None,
+    }
+}
+
+/// A Load or Store through a pointer that may be null.
+fn null_access(g: &Graph, n: NodeId) -> Option<crate::Error> {
     let (NodeKind::Load { name, at, .. } | NodeKind::Store { name, at, .. }) = g.kind(n) else {
         return None;
     };
@@ -455,44 +478,28 @@ pub fn error(g: &Graph, n: NodeId) -> Option<crate::Error> {
         .then(|| crate::Error::new(format!("Might be null accessing '{name}'"), *at as usize))
 }
 
-/// The first [`error`] in the graph around `root`, searching depth first
-/// (inputs, then outputs) as Simple's `walk` does.
-pub fn first_error(g: &Graph, root: NodeId) -> Option<crate::Error> {
-    // Errors are rare. One pass over the arena, in memory order, rules
-    // them out; only a graph that has one is walked in Simple's order,
-    // which decides the error reported. (The walk jumps about the arena:
-    // on a 100k-statement program it costs ten times as much per node.)
-    if !g.ids().any(|n| !g.is_dead(n) && error(g, n).is_some()) {
-        return None;
-    }
-    let mut seen = vec![false; g.len() + 1];
-    // Each entry is a node and the next of its edges to follow: inputs
-    // first, then outputs.
-    let mut stack = vec![(root, 0usize)];
-    seen[root.nid() as usize] = true;
-    if let Some(e) = error(g, root) {
-        return Some(e);
-    }
-    while let Some((n, edge)) = stack.pop() {
-        let (ins, outs) = (g.inputs(n), g.outputs(n));
-        let next = if edge < ins.len() {
-            ins[edge]
-        } else if edge < ins.len() + outs.len() {
-            Some(outs[edge - ins.len()])
-        } else {
-            continue;
-        };
-        stack.push((n, edge + 1));
-        let Some(m) = next else { continue };
-        if std::mem::replace(&mut seen[m.nid() as usize], true) {
+/// The [`error`] in the graph that comes first in the source (the lowest
+/// offset; between two at one place, the older node's).
+///
+/// Simple reports the first error its graph walk meets (depth first from
+/// Stop, inputs before outputs). That order follows the shape of the
+/// graph, and ours differs: memory is split lazily (see `parser.rs`), so a
+/// walk through the one `$mem` value reaches every alias class at once. The
+/// source order gives Simple's answers in its tests, and is one a reader
+/// can predict.
+pub fn first_error(g: &mut Graph) -> Option<crate::Error> {
+    let mut first: Option<crate::Error> = None;
+    for n in g.ids() {
+        if g.is_dead(n) {
             continue;
         }
-        if let Some(e) = error(g, m) {
-            return Some(e);
+        if let Some(e) = error(g, n) {
+            if first.as_ref().is_none_or(|f| e.offset < f.offset) {
+                first = Some(e);
+            }
         }
-        stack.push((m, 0));
     }
-    None
+    first
 }
 
 /// A new constant node of type `ty`, not yet peepholed.
@@ -544,6 +551,19 @@ fn int_binary(g: &mut Graph, n: NodeId, fold: impl Fn(i64, i64) -> i64) -> TypeI
         (Some(a), Some(b)) => g.types.int(fold(a, b)),
         _ => g.types.meet(t1, t2),
     }
+}
+
+/// An Add or Mul with an operand that is not an integer, once the program
+/// is optimized: `Cannot 'Add' null`. (Simple checks only these two.)
+fn not_int_operand(g: &Graph, n: NodeId) -> Option<crate::Error> {
+    let bad = (1..=2)
+        .map(|i| g.ty(g.in_(n, i)))
+        .find(|&t| !g.types.is_int(t))?;
+    let message = format!("Cannot '{}' {}", label(g, n), g.types.to_string(bad));
+    // An operator that `iterate` made has no place in the source: it is
+    // reported at the end.
+    let at = g.operator_at.get(&n).copied().unwrap_or(u32::MAX);
+    Some(crate::Error::new(message, at as usize))
 }
 
 /// The depth of control node `n` in the dominator tree, approximately: the
