@@ -6,8 +6,9 @@
 //! Comparing floats is a kind of its own (`BoolF`: EQF, LTF, LEF), made by
 //! the parser when either side is a float (see `widen`). IEEE comparisons
 //! are false whenever a side is NaN, so `x==x` and `x<=x` are not known to
-//! be true (Simple folds them to 1 anyway); `x<x` is false for every `x`,
-//! NaN included. Simple turns `x==0` into `!x` only for integers and
+//! be true (Simple folds them to 1 anyway) unless `x` is an int converted
+//! (`ToFloat`), which is never NaN; `x<x` is false for every `x`, NaN
+//! included. Simple turns `x==0` into `!x` only for integers and
 //! pointers, and so do we. `!=` stays `!(a==b)`, which is true when either
 //! side is NaN, as IEEE says.
 
@@ -127,9 +128,10 @@ pub fn compute_float(g: &mut Graph, n: NodeId, op: BoolOp) -> TypeId {
 
 pub fn idealize_float(g: &mut Graph, n: NodeId, op: BoolOp) -> Option<NodeId> {
     let (lhs, rhs) = (g.in_(n, 1), g.in_(n, 2));
-    // x<x is false, even for NaN; x==x and x<=x are not known.
-    if lhs == rhs && op == BoolOp::Lt {
-        return Some(new_constant(g, Types::INT_ZERO));
+    // x<x is false, even for NaN; x==x and x<=x are true unless x is NaN.
+    if lhs == rhs && (op == BoolOp::Lt || matches!(g.kind(lhs), NodeKind::ToFloat)) {
+        let value = g.types.int(i64::from(op.test(3, 3)));
+        return Some(new_constant(g, value));
     }
     // Constants go right, otherwise order by node id, as for ints.
     if op == BoolOp::Eq
