@@ -268,6 +268,11 @@ fn test_no_way_back_to_int() {
         error("int flt = 1;"),
         ("Expected an identifier, found 'flt'".into(), (1, 5))
     );
+    // A pointer is no number, in float arithmetic as in int arithmetic.
+    assert_eq!(
+        error("struct S{int f;} S p = new S; flt f = p + 1.0;"),
+        ("Type Bot is not of declared type flt".into(), (1, 35))
+    );
 }
 
 #[test]

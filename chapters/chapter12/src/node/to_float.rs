@@ -26,5 +26,10 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     if t == Types::TOP || t == Types::INT_TOP {
         return Types::FLT_TOP;
     }
-    Types::FLT_BOT
+    if g.types.is_int(t) {
+        return Types::FLT_BOT;
+    }
+    // A pointer in float arithmetic (`p + 1.0`): no number at all, as in
+    // int arithmetic (`p + 1` is Bot there too). Simple says FltBot.
+    Types::BOTTOM
 }
