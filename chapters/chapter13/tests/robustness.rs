@@ -278,6 +278,23 @@ const PROGRAMS: &[&str] = &[
     "int v0=0;\n{\n    int v1=0;\n    while(v1) {\n        v1=1+(v0!=0);\n        v0=v1/0;\n    }\n}\n",
     "Stop[ return 9; return 0; return 0; ]",
     "Stop[ return 0; return 0; ]",
+    // Chapter 13: references.
+    "struct LLI { LLI? next; int i; }\nLLI? head = null;\nwhile( arg ) {\n    LLI x = new LLI;\n    x.next = head;\n    x.i = arg;\n    head = x;\n    arg = arg-1;\n}\nif( !head ) return 0;\nLLI? next = head.next;\nif( next==null ) return 1;\nreturn next.i;\n",
+    "Stop[ return 0; return 1; return .i; ]",
+    "Might be null accessing 'next'",
+    "struct N { N next; int i; }\nN n = new N;\nn.next = new N;\nreturn n.next;\n",
+    "struct N { N next; int i; }\nN n = new N;\nn.next = null;\nreturn n.next;\n",
+    "Cannot store null into field *N next",
+    "-null-5/null-5",
+    "return null+42;",
+    "Cannot 'Add' null",
+    "struct S{};\n",
+    "struct S1 { S2 s; }\nreturn new S2;\n",
+    "Unknown struct type 'S2'",
+    "struct S1 { S2? s; }\nstruct S2 { int x; }\nreturn new S1.s=new S2;\n",
+    "return new S1;",
+    "struct I {int i;}\nstruct P {I pi;}\nP p1 = new P;\nP p2 = new P;\np2.pi = new I;\np2.pi.i = 2;\nif (arg) p1 = new P;\nreturn p1.pi.i + 1;\n",
+    "struct N { N? next; int v; }\nN? head = null;\nint i = 0;\nwhile (i < arg) {\n    N n = new N;\n    n.next = head;\n    n.v = i * i;\n    head = n;\n    i = i + 1;\n}\nint sum = 0;\nwhile (1) {\n    if (!head) break;\n    sum = sum + head.v;\n    head = head.next;\n}\nreturn sum;\n",
 ];
 
 #[derive(Clone, Copy, Debug)]
@@ -413,8 +430,8 @@ fn test_truncated_programs() {
 
 #[test]
 fn test_mutated_programs() {
-    const INSERTS: [&str; 11] = [
-        "(", ")", "{", "}", ";", "-", "=", "if", "while", "break", "continue",
+    const INSERTS: [&str; 14] = [
+        "(", ")", "{", "}", ";", "-", "=", "if", "while", "break", "continue", "?", ".", "null",
     ];
     // One mutation at each position, in turn: the character there deleted,
     // doubled, or one of the inserts put before it. Every kind of mutation

@@ -561,7 +561,7 @@ fn not_int_operand(g: &Graph, n: NodeId) -> Option<crate::Error> {
         .find(|&t| !g.types.is_int(t))?;
     let message = format!("Cannot '{}' {}", label(g, n), g.types.to_string(bad));
     // An operator that `iterate` made has no place in the source: it is
-    // reported at the end.
+    // reported at the end (`CodeGen::iterate`).
     let at = g.operator_at.get(&n).copied().unwrap_or(u32::MAX);
     Some(crate::Error::new(message, at as usize))
 }
