@@ -804,7 +804,7 @@ impl<'a> Parser<'a> {
                     self.lexer.set_pos(pos - 1);
                 } else {
                     let value = self.parse_expression()?;
-                    let value = self.store_value(value, obj, idx, at)?;
+                    let value = self.store_value(value, info.ty, idx, at)?;
                     let ctrl = self.ctrl();
                     let mem = self.memory(alias);
                     let st = store_new(&mut self.graph, &name, alias, at, ctrl, mem, expr, value);
@@ -823,7 +823,10 @@ impl<'a> Parser<'a> {
     /// The value stored into field `idx` of struct `obj`: an int going into
     /// a `flt` field is converted. A float must not go into an int field,
     /// nor anything but a number into a `flt` field. (Simple checks
-    /// neither; an int field, as in chapter 11, takes any value.)
+    /// neither; an int field, as in chapter 11, takes any value.) `obj` is
+    /// the struct as declared: the one a pointer's type names can be its
+    /// dual, with fields `~int` and `~flt`, where the pointer is a phi in
+    /// dead code.
     fn store_value(
         &mut self,
         value: NodeId,

@@ -326,6 +326,19 @@ return p;
 }
 
 #[test]
+fn test_store_into_a_flt_field_in_dead_code() {
+    // In the dead arm, `p` is a phi whose type is the dual of `*S`, with
+    // the field `~flt`; the store is checked against the field as
+    // declared. (Found by `simple fuzz`.)
+    let src = "struct S { flt f; }\nS p = new S;\nif (1) {\n} else {\n    if (arg) p = new S;\n    p.f = 3.0;\n}\nreturn p.f;\n";
+    let code = parse_iterated(src);
+    assert_eq!(code.print(), "return 0.0;");
+    let mut raw = CodeGen::new(src).without_peepholes();
+    raw.parse().unwrap();
+    assert_eq!(raw.eval(1, LOOPS), Outcome::Value(Value::Float(0.0)));
+}
+
+#[test]
 fn test_float_truth() {
     // A float is false only when it is zero, either zero.
     let code = parse_iterated("flt x = arg; if (x) return 1; return 2;");
