@@ -20,7 +20,7 @@ use crate::gcm::{block, is_block_head};
 use crate::graph::{Graph, NodeId};
 use crate::node::{is_cfg, NodeKind};
 use crate::types::TypeId;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// An object on the heap: its struct type and its fields, by index.
 struct Object {
@@ -153,9 +153,11 @@ impl Machine<'_> {
         let mut work: Vec<NodeId> = g.outputs(blk).to_vec();
         // Pinned nodes hang off a control node that need not be the head
         // (a New after an If in the same block); look one level down too.
-        let mut seen = vec![false; g.len() + 1];
+        // The sets are the block's size, not the graph's: there is a body
+        // per block.
+        let mut seen: FxHashSet<NodeId> = FxHashSet::default();
         while let Some(n) = work.pop() {
-            if std::mem::replace(&mut seen[n.nid() as usize], true) {
+            if !seen.insert(n) {
                 continue;
             }
             if is_cfg(g, n) {
@@ -171,26 +173,25 @@ impl Machine<'_> {
         }
         members.sort();
         // Order by dependences inside the block, depth first.
-        let inside: FxHashMap<NodeId, ()> = members.iter().map(|&n| (n, ())).collect();
-        let mut done = vec![false; g.len() + 1];
+        let inside: FxHashSet<NodeId> = members.iter().copied().collect();
+        let mut done: FxHashSet<NodeId> = FxHashSet::default();
         let mut order = Vec::with_capacity(members.len());
         for &n in &members {
             let mut stack = vec![(n, 0usize)];
             while let Some((x, i)) = stack.pop() {
-                if i == 0 && done[x.nid() as usize] {
+                if i == 0 && done.contains(&x) {
                     continue;
                 }
                 if let Some(def) = (i..g.n_ins(x)).find_map(|j| {
                     g.input(x, j)
-                        .filter(|d| j > 0 && inside.contains_key(d) && !done[d.nid() as usize])
+                        .filter(|d| j > 0 && inside.contains(d) && !done.contains(d))
                         .map(|d| (j, d))
                 }) {
                     stack.push((x, def.0 + 1));
                     stack.push((def.1, 0));
                     continue;
                 }
-                if !done[x.nid() as usize] {
-                    done[x.nid() as usize] = true;
+                if done.insert(x) {
                     order.push(x);
                 }
             }
