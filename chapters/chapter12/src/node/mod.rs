@@ -81,13 +81,13 @@ pub enum NodeKind {
     Not,
     /// A comparison giving 0 or 1.
     Bool(BoolOp),
-    /// Float arithmetic: the operators of the same names on 64-bit IEEE
-    /// floats (chapter 12).
+    /// Float arithmetic (chapter 12): `+`, `-`, `*` and `/` of two 64-bit
+    /// IEEE floats, each rounded to the nearest double.
     AddF,
     SubF,
     MulF,
     DivF,
-    /// Float negation.
+    /// Float negation: flips the sign, so `-(0.0)` is `-0.0`.
     MinusF,
     /// An int converted to a float.
     ToFloat,
