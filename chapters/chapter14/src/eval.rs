@@ -22,9 +22,14 @@
 //! `f64` operators, which round exactly as Java's `double` ones do. A
 //! float returned is shown as Java shows a double (`3.0`, `1.0E10`), as
 //! Simple's evaluator does.
+//!
+//! Chapter 14 adds the bitwise operators and the shifts, on 64-bit values
+//! as Java computes them (a shift count uses its low six bits), and the
+//! rounding of a float to the nearest 32-bit float. Narrow types need
+//! nothing more: the masks and shifts that cut values down are nodes.
 
 use crate::graph::{Graph, NodeId};
-use crate::node::{is_cfg, mem_merge_slice, BoolOp, NodeKind};
+use crate::node::{is_cfg, mem_merge_slice, round_f32, shift, BoolOp, NodeKind};
 use crate::types::{Type, TypeId};
 use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell};
@@ -235,6 +240,13 @@ pub(crate) fn pure_value(
         // Division by zero gives 0, as in Simple.
         NodeKind::Div => both(|a, b| if b == 0 { 0 } else { a.wrapping_div(b) }),
         NodeKind::Minus => Some(input(1).map(|a| Val::Int(a.number().wrapping_neg()))),
+        NodeKind::And { .. } => both(|a, b| a & b),
+        NodeKind::Or { .. } => both(|a, b| a | b),
+        NodeKind::Xor { .. } => both(|a, b| a ^ b),
+        NodeKind::Shl { .. } => both(shift::shl),
+        NodeKind::Sar { .. } => both(shift::sar),
+        NodeKind::Shr { .. } => both(shift::shr),
+        NodeKind::RoundF32 => Some(input(1).map(|a| Val::Float(round_f32::round(a.float())))),
         NodeKind::Not => Some(input(1).map(|a| Val::Int(i64::from(!a.truthy())))),
         NodeKind::AddF => floats(&mut input, |a, b| a + b),
         NodeKind::SubF => floats(&mut input, |a, b| a - b),

@@ -12,14 +12,17 @@
 //!            | '{' statement* '}' | 'if' '(' expr ')' statement ['else' statement]
 //!            | 'while' '(' expr ')' statement | 'break' ';' | 'continue' ';'
 //!            | '#showGraph' ';' | ';'
-//! expr       : additive (('==' | '!=' | '<' | '<=' | '>' | '>=') additive)*
+//! expr       : comparison (('&' | '|' | '^') comparison)*
+//! comparison : shift (('==' | '!=' | '<' | '<=' | '>' | '>=') shift)*
+//! shift      : additive (('<<' | '>>>' | '>>') additive)*
 //! additive   : multiplicative (('+' | '-') multiplicative)*
 //! multiplicative : unary (('*' | '/') unary)*
 //! unary      : '-' unary | '!' unary | postfix
 //! postfix    : primary ('.' id)* ['=' expr]
 //! primary    : number | 'true' | 'false' | 'null' | 'new' struct_name | id
 //!            | '(' expr ')'
-//! prim_type  : 'int' | 'flt'
+//! prim_type  : 'int' | 'i64' | 'i32' | 'i16' | 'i8' | 'u32' | 'u16' | 'u8'
+//!            | 'byte' | 'u1' | 'bool' | 'flt' | 'f64' | 'f32'
 //! ```
 //!
 //! Memory is threaded through the scope like any variable, under names no
@@ -43,6 +46,16 @@
 //! (`ToFloat`): an operator with a float operand becomes its float
 //! flavour (`node::widen`), and an int given to a `flt` variable or field
 //! is converted first. A float never turns back into an int.
+//!
+//! Chapter 14 brings the narrow types and the bitwise operators. All
+//! arithmetic is still done in 64 bits; a value given to a narrow variable
+//! or field is cut down to it ([`Parser::zs_mask`]): masked for an unsigned
+//! type (`u8 b = x` binds `x&255`), shifted up and back down for a signed
+//! one (`i8 b = x` binds `(x<<56)>>56`, copying bit 7 into the bits above),
+//! and rounded for an `f32`. The peepholes then drop what the value's range
+//! shows is not needed (`u8 b = 123` is just 123). `&`, `|` and `^` bind
+//! more loosely than the comparisons (`a & b == c` is `a & (b == c)`), the
+//! shifts more tightly.
 //! Recursion is guarded: the machine stack grows on demand and nesting past
 //! [`MAX_NESTING`] levels is an error, not a crash.
 
@@ -52,17 +65,18 @@ use crate::graph::{Graph, NodeId};
 use crate::lexer::Lexer;
 use crate::node::{
     self, cproj_new, if_new, load_new, loop_new, mem_merge_new, new_new, proj_new, return_new,
-    scope, store_new, BoolOp, NodeKind,
+    round_f32_new, scope, store_new, BoolOp, NodeKind,
 };
-use crate::types::{TypeId, Types};
+use crate::types::{TypeId, Types, PRIMITIVE_TYPES};
 use rustc_hash::FxHashMap;
 
 /// The deepest nesting of statements and expressions accepted.
 pub const MAX_NESTING: usize = 50_000;
 
-const KEYWORDS: [&str; 13] = [
-    "break", "continue", "else", "false", "flt", "if", "int", "new", "null", "return", "struct",
-    "true", "while",
+/// The words that cannot name a variable, a field or a struct, besides the
+/// primitive type names.
+const KEYWORDS: [&str; 11] = [
+    "break", "continue", "else", "false", "if", "new", "null", "return", "struct", "true", "while",
 ];
 
 /// A declared struct: its type and the alias class of its first field (the
@@ -494,6 +508,7 @@ impl<'a> Parser<'a> {
         let (declared, expr) = match declared {
             Some(t) => {
                 let expr = self.widen_to(expr, t);
+                let expr = self.zs_mask(expr, t, at);
                 if !scope::define(&mut self.graph, self.scope, &name, t, expr) {
                     return Err(Error::new(format!("Redefining name '{name}'"), at));
                 }
@@ -506,6 +521,7 @@ impl<'a> Parser<'a> {
                     return Err(Error::new(format!("Undefined name '{name}'"), at));
                 };
                 let expr = self.widen_to(expr, t);
+                let expr = self.zs_mask(expr, t, at);
                 scope::update(&mut self.graph, self.scope, &name, expr);
                 (t, expr)
             }
@@ -522,6 +538,46 @@ impl<'a> Parser<'a> {
         } else {
             expr
         }
+    }
+
+    /// `val` cut down to the narrow type `t` of the variable or field it is
+    /// given to (Simple's `zsMask`), when its type does not show that it
+    /// fits already: an unsigned integer keeps its low bits (`val & max`),
+    /// a signed one shifts them to the top and arithmetically back down,
+    /// which copies its sign bit into the bits above (`(val<<56)>>56` for
+    /// an `i8`), and a float is rounded to an `f32`. The widths come from
+    /// the type (`Types::int_bits`), as the layout in memory does. `at` is
+    /// where the assignment is, for the operators' errors.
+    fn zs_mask(&mut self, val: NodeId, t: TypeId, at: usize) -> NodeId {
+        let tv = self.graph.ty(val);
+        if self.graph.types.isa(tv, t) {
+            return val;
+        }
+        let at = node::source_offset(at);
+        if self.graph.types.is_flt(tv) && self.graph.types.is_flt(t) {
+            let round = round_f32_new(&mut self.graph, val);
+            return self.peephole(round);
+        }
+        let (Some(range), Some(bits)) =
+            (self.graph.types.int_bounds(t), self.graph.types.int_bits(t))
+        else {
+            return val;
+        };
+        if !self.graph.types.is_int(tv) {
+            return val;
+        }
+        if range.min == 0 {
+            let mask = self.constant(range.max);
+            let and = node::new_binary(&mut self.graph, NodeKind::And { at }, val, mask);
+            return self.peephole(and);
+        }
+        let shift = self.constant(i64::from(64 - bits));
+        self.graph.keep(shift);
+        let up = node::new_binary(&mut self.graph, NodeKind::Shl { at }, val, shift);
+        let up = self.peephole(up);
+        self.graph.unkeep(shift);
+        let down = node::new_binary(&mut self.graph, NodeKind::Sar { at }, up, shift);
+        self.peephole(down)
     }
 
     /// The value's type must fit the variable's declared type.
@@ -648,16 +704,41 @@ impl<'a> Parser<'a> {
     }
 
     fn parse_expression(&mut self) -> Parsed {
-        self.parse_comparison()
+        self.parse_bitwise()
     }
 
-    /// `additive (op additive)*` for the six comparisons, left to right.
+    /// `comparison (op comparison)*` for `&`, `|` and `^`, left to right,
+    /// all three at one level, the loosest. (As in Simple, these operands
+    /// are not widened: a float operand is an error.) This level and the
+    /// shifts' do not count towards [`MAX_NESTING`]: each lies between two
+    /// levels that do, which guard the stack.
+    fn parse_bitwise(&mut self) -> Parsed {
+        let mut lhs = self.parse_comparison()?;
+        loop {
+            let at = node::source_offset(self.lexer.token_start());
+            let kind = if self.lexer.matches("&") {
+                NodeKind::And { at }
+            } else if self.lexer.matches("|") {
+                NodeKind::Or { at }
+            } else if self.lexer.matches("^") {
+                NodeKind::Xor { at }
+            } else {
+                return Ok(lhs);
+            };
+            let n = self.graph.add_node(kind, vec![None, Some(lhs), None]);
+            let rhs = self.parse_comparison()?;
+            self.graph.set_def(n, 2, Some(rhs));
+            lhs = self.peephole(n);
+        }
+    }
+
+    /// `shift (op shift)*` for the six comparisons, left to right.
     ///
     /// As in Simple, each operator node is made before its right operand is
     /// parsed (so node ids follow Simple's) and gets that operand after.
     fn parse_comparison(&mut self) -> Parsed {
         self.nested(|p| {
-            let mut lhs = p.parse_addition()?;
+            let mut lhs = p.parse_shift()?;
             loop {
                 // (operator, the slot the right operand goes in, negate)
                 let (op, slot, negate) = if p.lexer.matches("==") {
@@ -681,7 +762,7 @@ impl<'a> Parser<'a> {
                     vec![None, None, Some(lhs)]
                 };
                 let cmp = p.graph.add_node(NodeKind::Bool(op), inputs);
-                let rhs = p.parse_addition()?;
+                let rhs = p.parse_shift()?;
                 p.graph.set_def(cmp, slot, Some(rhs));
                 let cmp = node::widen(&mut p.graph, cmp);
                 lhs = p.peephole(cmp);
@@ -691,6 +772,30 @@ impl<'a> Parser<'a> {
                 }
             }
         })
+    }
+
+    /// `additive (('<<' | '>>>' | '>>') additive)*`, left to right. The
+    /// comparisons are tried only once no shift matches, so `<` is never
+    /// the start of a `<<`.
+    fn parse_shift(&mut self) -> Parsed {
+        let mut lhs = self.parse_addition()?;
+        loop {
+            let at = node::source_offset(self.lexer.token_start());
+            let kind = if self.lexer.matches("<<") {
+                NodeKind::Shl { at }
+            } else if self.lexer.matches(">>>") {
+                NodeKind::Shr { at }
+            } else if self.lexer.matches(">>") {
+                NodeKind::Sar { at }
+            } else {
+                return Ok(lhs);
+            };
+            let n = self.graph.add_node(kind, vec![None, Some(lhs), None]);
+            let rhs = self.parse_addition()?;
+            self.graph.set_def(n, 2, Some(rhs));
+            let n = node::widen(&mut self.graph, n);
+            lhs = self.peephole(n);
+        }
     }
 
     /// `multiplicative (('+' | '-') multiplicative)*`, left to right.
@@ -824,6 +929,7 @@ impl<'a> Parser<'a> {
     ) -> Result<NodeId, Error> {
         let declared = self.graph.types.field_type(obj, idx);
         let value = self.widen_to(value, declared);
+        let value = self.zs_mask(value, declared, at);
         let t = self.graph.ty(value);
         if self.graph.types.is_flt(declared) || self.graph.types.is_flt(t) {
             self.check_type(value, declared, at)?;
@@ -949,11 +1055,11 @@ impl<'a> Parser<'a> {
         Ok(self.constant(value))
     }
 
-    /// An identifier that is not a keyword.
+    /// An identifier that is not a keyword or a primitive type's name.
     fn require_id(&mut self) -> Result<String, Error> {
         let at = self.lexer.token_start();
         match self.lexer.match_id() {
-            Some(id) if !KEYWORDS.contains(&id.as_str()) => Ok(id),
+            Some(id) if !KEYWORDS.contains(&id.as_str()) && prim_type(&id).is_none() => Ok(id),
             id => Err(Error::new(
                 format!(
                     "Expected an identifier, found '{}'",
@@ -979,13 +1085,12 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// The type a primitive type name stands for: `int` or `flt`.
+/// The type a primitive type name stands for: `int`, `u8`, `f32`...
 fn prim_type(name: &str) -> Option<TypeId> {
-    match name {
-        "int" => Some(Types::INT_BOT),
-        "flt" => Some(Types::FLT_BOT),
-        _ => None,
-    }
+    PRIMITIVE_TYPES
+        .iter()
+        .find(|&&(n, _)| n == name)
+        .map(|&(_, t)| t)
 }
 
 /// The scope name of the whole memory; no program can name it, as

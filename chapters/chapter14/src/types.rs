@@ -4,14 +4,21 @@
 //! node can produce. Types form a lattice. `Top` means "no value has been
 //! seen yet" (an unreachable or not-yet-computed value), `Bottom` means "any
 //! value at all"; `meet` moves down towards `Bottom` and is how the facts of
-//! several paths are combined. Integers form a three-level lattice of their
-//! own: `IntTop`, every constant, `IntBot`. Control has a two-level one:
+//! several paths are combined. Control has a two-level lattice of its own:
 //! `~Ctrl` (dead) above `Ctrl` (live).
 //!
-//! Chapter 12 adds floats, a lattice of the same shape as the integers:
-//! `FltTop`, every 64-bit IEEE constant, `FltBot`. The two meet only at
-//! `Bottom`: an int and a flt are different kinds of value, and the parser
-//! converts an int to a flt explicitly where the language says so.
+//! Chapter 14 makes an integer type a *range* `[min,max]` of 64-bit values
+//! (see [`Int`]): `int` is the full range, a constant is a range of one,
+//! and the narrow types `i8`, `u8`, `bool`... are the ranges their bits
+//! can hold. The meet of two ranges is the smallest range covering both,
+//! so a phi of 0 and 1 is `bool`, and what an operation knows of its
+//! operands' ranges bounds its result: `(arg&15) < 0` is false.
+//!
+//! Chapter 12 added floats. Chapter 14 sizes them (see [`Flt`]): `flt`
+//! (also `f64`) is every 64-bit IEEE double, `f32` the doubles that a
+//! 32-bit float can hold exactly, and a constant is one double. An int and
+//! a flt meet only at `Bottom`: they are different kinds of value, and the
+//! parser converts an int to a flt explicitly where the language says so.
 //!
 //! Chapter 10 adds memory. A pointer type `*S` (or `*S?` when it may be
 //! null) points to a struct `S`, whose fields are named typed slots. Every
@@ -78,25 +85,157 @@ pub enum Alias {
     Bot,
 }
 
-/// The integer lattice: top, one constant, or bottom.
+/// An integer type: the range of 64-bit values from `min` to `max`, both
+/// included.
+///
+/// With `min < max` the range is a set of values that a node may produce,
+/// below the centre line of the lattice; `int` is `[i64::MIN, i64::MAX]`.
+/// With `min == max` it is a constant, on the centre line. With
+/// `min > max` it lies above the centre line: the dual of the range
+/// `[max,min]`, a value not yet known (`~int`, Simple's `IntTop`, is
+/// `[i64::MAX, i64::MIN]`). The meet of two ranges is the smallest range
+/// that covers both, `[min(a,b), max(a,b)]` of their ends, and the dual
+/// swaps the ends; both formulas hold above the centre line too.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
-pub enum Int {
-    Top,
-    Con(i64),
-    Bot,
+pub struct Int {
+    pub min: i64,
+    pub max: i64,
 }
 
-/// The float lattice: top, one constant, or bottom. A constant is kept as
-/// its bits (`f64::to_bits`), so that it can be hashed and compared: `0.0`
-/// and `-0.0` are two constants (they print and divide differently), and
-/// NaN is one constant equal to itself ([`Types::flt`] makes every NaN the
-/// same one).
+impl Int {
+    /// Above the centre line: no value yet.
+    pub fn is_high(self) -> bool {
+        self.min > self.max
+    }
+
+    /// Exactly one value.
+    pub fn is_constant(self) -> bool {
+        self.min == self.max
+    }
+
+    /// The bits that some value of the range may have set (every other bit
+    /// is 0 in all of them): for `u8`, 255; for `[16,18]`, 0b10011. Below
+    /// the highest bit where `min` and `max` differ, every pattern occurs
+    /// in the range; above it, all values share `min`'s bits. A range
+    /// that holds negative and non-negative values may set any bit (-1).
+    pub fn mask(self) -> i64 {
+        if self.is_high() {
+            return 0;
+        }
+        if self.is_constant() {
+            return self.min;
+        }
+        let differ = self.min ^ self.max;
+        // The highest differing bit (the sign bit when the signs differ).
+        let top = (1u64 << (63 - differ.leading_zeros())) as i64;
+        self.min | top.wrapping_sub(1) | top
+    }
+}
+
+/// A float type, by size. A constant is kept as its bits (`f64::to_bits`),
+/// so that it can be hashed and compared: `0.0` and `-0.0` are two
+/// constants (they print and divide differently), and NaN is one constant
+/// equal to itself ([`Types::flt`] makes every NaN the same one).
+///
+/// From the top: `Top` (`~flt`), `Top32` (`~f32`), the constants, `Bot32`
+/// (`f32`: any double a 32-bit float holds exactly), `Bot` (`flt`, also
+/// named `f64`: any double). A constant that a 32-bit float holds lies
+/// above `f32`, any other only above `flt`.
 #[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
 pub enum Flt {
     Top,
+    Top32,
     Con(u64),
+    Bot32,
     Bot,
 }
+
+impl Flt {
+    /// The place in the lattice, top to bottom, as Simple numbers it (the
+    /// size, negative above the constants).
+    fn rank(self) -> i8 {
+        match self {
+            Flt::Top => -64,
+            Flt::Top32 => -32,
+            Flt::Con(_) => 0,
+            Flt::Bot32 => 32,
+            Flt::Bot => 64,
+        }
+    }
+
+    /// A constant that a 32-bit float holds exactly: rounding it to `f32`
+    /// and back gives the same double. (NaN counts: it rounds to NaN.)
+    pub fn is_f32(self) -> bool {
+        match self {
+            Flt::Con(bits) => {
+                let v = f64::from_bits(bits);
+                ((v as f32) as f64).to_bits() == bits || v.is_nan()
+            }
+            _ => false,
+        }
+    }
+
+    /// The meet of two different float types.
+    fn meet(self, other: Flt) -> Flt {
+        // `lo` is the higher in the lattice, `hi` the lower (larger rank).
+        let (lo, hi) = if self.rank() < other.rank() {
+            (self, other)
+        } else {
+            (other, self)
+        };
+        match (lo, hi) {
+            (_, Flt::Bot) => Flt::Bot,
+            (Flt::Top, _) => hi,
+            // `f32` and a constant it cannot hold meet at `flt`.
+            (Flt::Con(_), Flt::Bot32) if !lo.is_f32() => Flt::Bot,
+            (_, Flt::Bot32) => Flt::Bot32,
+            // `~f32` is above the f32 constants only.
+            (Flt::Top32, Flt::Con(_)) if hi.is_f32() => hi,
+            (Flt::Top32, _) => Flt::Bot,
+            // Two different constants: any f32, or any double.
+            _ if lo.is_f32() && hi.is_f32() => Flt::Bot32,
+            _ => Flt::Bot,
+        }
+    }
+
+    fn dual(self) -> Flt {
+        match self {
+            Flt::Top => Flt::Bot,
+            Flt::Top32 => Flt::Bot32,
+            Flt::Con(_) => self,
+            Flt::Bot32 => Flt::Top32,
+            Flt::Bot => Flt::Top,
+        }
+    }
+}
+
+/// How a value of a type is laid out in memory, in bytes. Every narrow
+/// type takes its size from here, and so will the backend's loads and
+/// stores.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub struct Layout {
+    pub size: u32,
+    pub align: u32,
+}
+
+/// The primitive types a program can name, with the types they stand for.
+/// `i64` is `int`, `f64` is `flt`, `byte` is `u8` and `bool` is `u1`.
+pub const PRIMITIVE_TYPES: [(&str, TypeId); 14] = [
+    ("int", Types::INT_BOT),
+    ("i64", Types::INT_BOT),
+    ("i32", Types::I32),
+    ("i16", Types::I16),
+    ("i8", Types::I8),
+    ("u32", Types::U32),
+    ("u16", Types::U16),
+    ("u8", Types::U8),
+    ("byte", Types::U8),
+    ("u1", Types::BOOL),
+    ("bool", Types::BOOL),
+    ("flt", Types::FLT_BOT),
+    ("f64", Types::FLT_BOT),
+    ("f32", Types::F32_BOT),
+];
 
 /// The table of interned types.
 pub struct Types {
@@ -136,6 +275,18 @@ impl Types {
     pub const FLT_TOP: TypeId = TypeId(19);
     pub const FLT_BOT: TypeId = TypeId(20);
     pub const FLT_ZERO: TypeId = TypeId(21);
+    /// `bool` (also `u1`): the range `[0,1]`, what comparisons produce.
+    pub const BOOL: TypeId = TypeId(22);
+    /// The narrow integer types, as ranges.
+    pub const I8: TypeId = TypeId(23);
+    pub const I16: TypeId = TypeId(24);
+    pub const I32: TypeId = TypeId(25);
+    pub const U8: TypeId = TypeId(26);
+    pub const U16: TypeId = TypeId(27);
+    pub const U32: TypeId = TypeId(28);
+    /// `~f32` and `f32`.
+    pub const F32_TOP: TypeId = TypeId(29);
+    pub const F32_BOT: TypeId = TypeId(30);
 
     pub fn new() -> Self {
         let mut types = Types {
@@ -147,9 +298,9 @@ impl Types {
             (Type::Top, Self::TOP),
             (Type::Ctrl, Self::CTRL),
             (Type::XCtrl, Self::XCTRL),
-            (Type::Int(Int::Top), Self::INT_TOP),
-            (Type::Int(Int::Bot), Self::INT_BOT),
-            (Type::Int(Int::Con(0)), Self::INT_ZERO),
+            (Self::range(i64::MAX, i64::MIN), Self::INT_TOP),
+            (Self::range(i64::MIN, i64::MAX), Self::INT_BOT),
+            (Self::range(0, 0), Self::INT_ZERO),
             (Type::Tuple([Self::CTRL, Self::CTRL].into()), Self::IF_BOTH),
             (
                 Type::Tuple([Self::XCTRL, Self::XCTRL].into()),
@@ -171,6 +322,15 @@ impl Types {
             (Type::Flt(Flt::Top), Self::FLT_TOP),
             (Type::Flt(Flt::Bot), Self::FLT_BOT),
             (Type::Flt(Flt::Con(0.0f64.to_bits())), Self::FLT_ZERO),
+            (Self::range(0, 1), Self::BOOL),
+            (Self::range(-128, 127), Self::I8),
+            (Self::range(-32768, 32767), Self::I16),
+            (Self::range(i32::MIN.into(), i32::MAX.into()), Self::I32),
+            (Self::range(0, 255), Self::U8),
+            (Self::range(0, 65535), Self::U16),
+            (Self::range(0, u32::MAX.into()), Self::U32),
+            (Type::Flt(Flt::Top32), Self::F32_TOP),
+            (Type::Flt(Flt::Bot32), Self::F32_BOT),
         ];
         for (ty, id) in fixed {
             let got = types.intern(ty);
@@ -194,9 +354,27 @@ impl Types {
         &self.list[id.0 as usize]
     }
 
+    fn range(min: i64, max: i64) -> Type {
+        Type::Int(Int { min, max })
+    }
+
     /// The integer constant `value`.
     pub fn int(&mut self, value: i64) -> TypeId {
-        self.intern(Type::Int(Int::Con(value)))
+        self.intern(Self::range(value, value))
+    }
+
+    /// The integers from `min` to `max` (above the centre line if
+    /// `min > max`).
+    pub fn int_range(&mut self, min: i64, max: i64) -> TypeId {
+        self.intern(Self::range(min, max))
+    }
+
+    /// The range of an integer type.
+    pub fn int_bounds(&self, id: TypeId) -> Option<Int> {
+        match self.get(id) {
+            Type::Int(i) => Some(*i),
+            _ => None,
+        }
     }
 
     /// The float constant `value`.
@@ -346,14 +524,19 @@ impl Types {
         let test_ptr = self.ptr(test, false);
         let tuple = self.tuple(&[Self::INT_BOT, test_ptr]);
         let mem1 = self.mem(1);
+        let pi = self.flt(std::f64::consts::PI);
         let mut ts = vec![
             Self::BOTTOM,
             Self::CTRL,
             field,
             Self::INT_ZERO,
             Self::INT_BOT,
+            Self::BOOL,
+            Self::U8,
             Self::FLT_ZERO,
             Self::FLT_BOT,
+            Self::F32_BOT,
+            pi,
             mem1,
             Self::MEM_BOT,
             Self::NULL,
@@ -399,9 +582,42 @@ impl Types {
     /// The value of an integer constant type, or `None`.
     pub fn int_value(&self, id: TypeId) -> Option<i64> {
         match self.get(id) {
-            Type::Int(Int::Con(v)) => Some(*v),
+            Type::Int(i) if i.is_constant() => Some(i.min),
             _ => None,
         }
+    }
+
+    /// The width in bits of the narrow type whose range is `id`: 8 for
+    /// `i8` and `u8`, 1 for `bool`, 64 for `int`; for any other range
+    /// below the centre line, the fewest bits that hold it (with a sign
+    /// bit when it holds a negative value).
+    pub fn int_bits(&self, id: TypeId) -> Option<u32> {
+        let i = self.int_bounds(id)?;
+        if i.is_high() {
+            return None;
+        }
+        Some(if i.min >= 0 {
+            (64 - i.max.leading_zeros()).max(1)
+        } else {
+            // The magnitude bits of the larger end, and a sign bit.
+            let max_sign_bits = if i.max < 0 { 64 } else { i.max.leading_zeros() };
+            65 - i.min.leading_ones().min(max_sign_bits)
+        })
+    }
+
+    /// The size and alignment in memory of a value of a primitive type:
+    /// the fewest whole bytes, a power of two, that hold its bits (a
+    /// `bool` takes a byte); 8 for a pointer. `None` for other types.
+    pub fn layout(&self, id: TypeId) -> Option<Layout> {
+        let bits = match self.get(id) {
+            Type::Int(_) => self.int_bits(id)?,
+            Type::Flt(Flt::Bot32) => 32,
+            Type::Flt(_) => 64,
+            Type::MemPtr { .. } => 64,
+            _ => return None,
+        };
+        let size = bits.div_ceil(8).next_power_of_two();
+        Some(Layout { size, align: size })
     }
 
     pub fn is_int(&self, id: TypeId) -> bool {
@@ -422,23 +638,35 @@ impl Types {
 
     /// An integer or float constant.
     pub fn is_constant(&self, id: TypeId) -> bool {
-        matches!(
-            self.get(id),
-            Type::Int(Int::Con(_)) | Type::Flt(Flt::Con(_))
-        )
+        match self.get(id) {
+            Type::Int(i) => i.is_constant(),
+            Type::Flt(f) => matches!(f, Flt::Con(_)),
+            _ => false,
+        }
+    }
+
+    /// Above the centre line: the type of a value not produced yet (or
+    /// never): `Top`, `~Ctrl`, a high integer range, `~flt`, `~f32`, and
+    /// the top pointer.
+    pub fn is_high(&self, id: TypeId) -> bool {
+        match self.get(id) {
+            Type::Top | Type::XCtrl => true,
+            Type::Int(i) => i.is_high(),
+            Type::Flt(f) => matches!(f, Flt::Top | Flt::Top32),
+            _ => id == Self::PTR_TOP,
+        }
     }
 
     /// Types a Constant node can stand for: constants, and the high types
-    /// (`Top`, `~Ctrl`, `IntTop`, `FltTop`) that say the value is never
-    /// produced.
+    /// (`Top`, `~Ctrl`, high integer ranges, `~flt`, `~f32`) that say the
+    /// value is never produced.
     pub fn is_high_or_const(&self, id: TypeId) -> bool {
-        matches!(
-            self.get(id),
-            Type::Top
-                | Type::XCtrl
-                | Type::Int(Int::Con(_) | Int::Top)
-                | Type::Flt(Flt::Con(_) | Flt::Top)
-        )
+        match self.get(id) {
+            Type::Top | Type::XCtrl => true,
+            Type::Int(i) => i.min >= i.max,
+            Type::Flt(f) => matches!(f, Flt::Top | Flt::Top32 | Flt::Con(_)),
+            _ => false,
+        }
     }
 
     /// The mirror image of a type across the lattice: top and bottom swap,
@@ -449,12 +677,8 @@ impl Types {
             Type::Top => Self::BOTTOM,
             Type::Ctrl => Self::XCTRL,
             Type::XCtrl => Self::CTRL,
-            Type::Int(Int::Top) => Self::INT_BOT,
-            Type::Int(Int::Bot) => Self::INT_TOP,
-            Type::Int(Int::Con(_)) => id,
-            Type::Flt(Flt::Top) => Self::FLT_BOT,
-            Type::Flt(Flt::Bot) => Self::FLT_TOP,
-            Type::Flt(Flt::Con(_)) => id,
+            Type::Int(i) => self.int_range(i.max, i.min),
+            Type::Flt(f) => self.intern(Type::Flt(f.dual())),
             Type::Tuple(elems) => {
                 let duals: Vec<TypeId> = elems.iter().map(|&e| self.dual(e)).collect();
                 self.tuple(&duals)
@@ -517,17 +741,9 @@ impl Types {
                     .collect();
                 self.tuple(&elems)
             }
-            (Type::Int(x), Type::Int(y)) => match (*x, *y) {
-                (Int::Bot, _) | (_, Int::Top) => a,
-                (Int::Top, _) | (_, Int::Bot) => b,
-                // Two different constants: the values could be either.
-                (Int::Con(_), Int::Con(_)) => Self::INT_BOT,
-            },
-            (Type::Flt(x), Type::Flt(y)) => match (*x, *y) {
-                (Flt::Bot, _) | (_, Flt::Top) => a,
-                (Flt::Top, _) | (_, Flt::Bot) => b,
-                (Flt::Con(_), Flt::Con(_)) => Self::FLT_BOT,
-            },
+            // The smallest range covering both.
+            (&Type::Int(x), &Type::Int(y)) => self.int_range(x.min.min(y.min), x.max.max(y.max)),
+            (&Type::Flt(x), &Type::Flt(y)) => self.intern(Type::Flt(x.meet(y))),
             (Type::Mem(x), Type::Mem(y)) => match (*x, *y) {
                 (_, Alias::Top) => a,
                 (Alias::Top, _) => b,
@@ -582,12 +798,11 @@ impl Types {
             Type::Top => out.push_str("Top"),
             Type::Ctrl => out.push_str("Ctrl"),
             Type::XCtrl => out.push_str("~Ctrl"),
-            Type::Int(Int::Top) => out.push_str("IntTop"),
-            Type::Int(Int::Bot) => out.push_str("IntBot"),
-            Type::Int(Int::Con(v)) => {
-                let _ = write!(out, "{v}");
-            }
+            // An integer type prints as a program would name it.
+            Type::Int(_) => out.push_str(&self.str(id)),
             Type::Flt(Flt::Top) => out.push_str("FltTop"),
+            Type::Flt(Flt::Top32) => out.push_str("F32Top"),
+            Type::Flt(Flt::Bot32) => out.push_str("F32Bot"),
             Type::Flt(Flt::Bot) => out.push_str("FltBot"),
             Type::Flt(Flt::Con(bits)) => out.push_str(&double::format(f64::from_bits(*bits))),
             Type::Tuple(elems) => {
@@ -642,13 +857,32 @@ impl Types {
         s
     }
 
-    /// The short form used in error messages: `int`, `flt`, `*Bar?`, `null`.
+    /// The short form used in error messages: `int`, `u8`, `[0-7]`, `flt`,
+    /// `1.5f` (a constant that is an f32), `*Bar?`, `null`.
     pub fn str(&self, id: TypeId) -> String {
         match self.get(id) {
-            Type::Int(Int::Top) => "~int".into(),
-            Type::Int(Int::Bot) => "int".into(),
+            Type::Int(i) => match id {
+                Self::INT_TOP => "~int".into(),
+                Self::INT_BOT => "int".into(),
+                Self::BOOL => "bool".into(),
+                Self::I8 => "i8".into(),
+                Self::I16 => "i16".into(),
+                Self::I32 => "i32".into(),
+                Self::U8 => "u8".into(),
+                Self::U16 => "u16".into(),
+                Self::U32 => "u32".into(),
+                _ if i.is_constant() => i.min.to_string(),
+                _ => format!("[{}-{}]", i.min, i.max),
+            },
             Type::Flt(Flt::Top) => "~flt".into(),
+            Type::Flt(Flt::Top32) => "~f32".into(),
+            Type::Flt(Flt::Bot32) => "f32".into(),
             Type::Flt(Flt::Bot) => "flt".into(),
+            &Type::Flt(f @ Flt::Con(bits)) => {
+                let v = f64::from_bits(bits);
+                let suffix = if f.is_f32() && !v.is_nan() { "f" } else { "" };
+                format!("{}{suffix}", double::format(v))
+            }
             Type::MemPtr { obj, nil } if !matches!(id, Self::NULL | Self::VOID_PTR) => {
                 format!("*{}{}", self.str(*obj), if *nil { "?" } else { "" })
             }
@@ -681,7 +915,9 @@ mod tests {
         let mut t = Types::new();
         let (one, two) = (t.int(1), t.int(2));
         assert_eq!(t.meet(one, one), one);
-        assert_eq!(t.meet(one, two), Types::INT_BOT);
+        let one_two = t.int_range(1, 2);
+        assert_eq!(t.meet(one, two), one_two);
+        assert_eq!(t.meet(Types::INT_ZERO, one), Types::BOOL);
         assert_eq!(t.meet(Types::INT_TOP, two), two);
         assert_eq!(t.meet(Types::XCTRL, Types::CTRL), Types::CTRL);
         assert_eq!(t.meet(Types::XCTRL, Types::XCTRL), Types::XCTRL);
@@ -697,9 +933,17 @@ mod tests {
         assert_eq!(t.flt(0.0), Types::FLT_ZERO);
         assert_ne!(t.flt(-0.0), Types::FLT_ZERO);
         assert_eq!(t.flt(f64::NAN), t.flt(-f64::NAN));
-        assert_eq!(t.meet(half, two), Types::FLT_BOT);
+        // Both are f32s.
+        assert_eq!(t.meet(half, two), Types::F32_BOT);
         assert_eq!(t.meet(Types::FLT_TOP, half), half);
-        assert_eq!(t.join(half, two), Types::FLT_TOP);
+        assert_eq!(t.meet(Types::F32_TOP, half), half);
+        assert_eq!(t.join(half, two), Types::F32_TOP);
+        // 0.1 is not.
+        let tenth = t.flt(0.1);
+        assert_eq!(t.meet(half, tenth), Types::FLT_BOT);
+        assert_eq!(t.meet(Types::F32_BOT, tenth), Types::FLT_BOT);
+        assert_eq!(t.meet(Types::F32_TOP, tenth), Types::FLT_BOT);
+        assert_eq!(t.meet(Types::F32_TOP, Types::F32_BOT), Types::F32_BOT);
         assert_eq!(t.dual(Types::FLT_BOT), Types::FLT_TOP);
         assert_eq!(t.dual(half), half);
         // An int and a flt have nothing in common but Bottom.
@@ -710,7 +954,11 @@ mod tests {
         assert_eq!(t.to_string(Types::FLT_BOT), "FltBot");
         assert_eq!(t.str(Types::FLT_TOP), "~flt");
         let big = t.flt(1e10);
-        assert_eq!(t.str(big), "1.0E10");
+        assert_eq!(t.str(big), "1.0E10f");
+        assert_eq!(t.str(tenth), "0.1");
+        assert_eq!(t.to_string(tenth), "0.1");
+        assert_eq!(t.str(Types::F32_BOT), "f32");
+        assert_eq!(t.to_string(Types::F32_BOT), "F32Bot");
         assert_eq!(t.make_init(Types::FLT_BOT), Some(Types::FLT_ZERO));
     }
 
@@ -718,9 +966,100 @@ mod tests {
     fn join_is_the_dual_of_meet() {
         let mut t = Types::new();
         let (one, two) = (t.int(1), t.int(2));
-        assert_eq!(t.join(one, two), Types::INT_TOP);
+        let high = t.int_range(2, 1);
+        assert_eq!(t.join(one, two), high);
+        assert_eq!(t.join(Types::INT_ZERO, two), t.int_range(2, 0));
         assert_eq!(t.join(Types::INT_BOT, one), one);
         assert_eq!(t.join(Types::CTRL, Types::XCTRL), Types::XCTRL);
         assert_eq!(t.dual(Types::IF_TRUE), Types::IF_FALSE);
+    }
+
+    #[test]
+    fn ranges_print_as_simple_names_them() {
+        let mut t = Types::new();
+        let shown: Vec<String> = [
+            Types::INT_TOP,
+            Types::INT_BOT,
+            Types::BOOL,
+            Types::I8,
+            Types::I16,
+            Types::I32,
+            Types::U8,
+            Types::U16,
+            Types::U32,
+            Types::INT_ZERO,
+        ]
+        .iter()
+        .map(|&id| t.to_string(id))
+        .collect();
+        assert_eq!(
+            shown,
+            ["~int", "int", "bool", "i8", "i16", "i32", "u8", "u16", "u32", "0"]
+        );
+        let r = t.int_range(0, 7);
+        assert_eq!(t.str(r), "[0-7]");
+        let r = t.int_range(-5, -1);
+        assert_eq!(t.str(r), "[-5--1]");
+        let r = t.int_range(1, 0);
+        assert_eq!(t.str(r), "[1-0]");
+        assert!(t.is_high(r) && t.is_high_or_const(r) && !t.is_constant(r));
+    }
+
+    #[test]
+    fn masks_keep_the_bits_a_range_may_set() {
+        let mask = |min, max| Int { min, max }.mask();
+        assert_eq!(mask(0, 255), 255);
+        assert_eq!(mask(16, 18), 0b10011);
+        assert_eq!(mask(456, 711), 1023);
+        assert_eq!(mask(7, 7), 7);
+        assert_eq!(mask(i64::MIN, i64::MAX), -1);
+        assert_eq!(mask(-128, 127), -1);
+        assert_eq!(mask(-8, -5), -5);
+        assert_eq!(mask(1, 0), 0);
+    }
+
+    #[test]
+    fn layouts_follow_from_the_ranges() {
+        let t = Types::new();
+        let sizes: Vec<(&str, u32, u32)> = PRIMITIVE_TYPES
+            .iter()
+            .map(|&(name, id)| {
+                let l = t.layout(id).unwrap();
+                (name, l.size, l.align)
+            })
+            .collect();
+        assert_eq!(
+            sizes,
+            [
+                ("int", 8, 8),
+                ("i64", 8, 8),
+                ("i32", 4, 4),
+                ("i16", 2, 2),
+                ("i8", 1, 1),
+                ("u32", 4, 4),
+                ("u16", 2, 2),
+                ("u8", 1, 1),
+                ("byte", 1, 1),
+                ("u1", 1, 1),
+                ("bool", 1, 1),
+                ("flt", 8, 8),
+                ("f64", 8, 8),
+                ("f32", 4, 4),
+            ]
+        );
+        let bits: Vec<u32> = [
+            Types::BOOL,
+            Types::I8,
+            Types::U8,
+            Types::I16,
+            Types::I32,
+            Types::U32,
+        ]
+        .iter()
+        .map(|&id| t.int_bits(id).unwrap())
+        .collect();
+        assert_eq!(bits, [1, 8, 8, 16, 32, 32]);
+        assert_eq!(t.layout(Types::NULL), Some(Layout { size: 8, align: 8 }));
+        assert_eq!(t.layout(Types::CTRL), None);
     }
 }

@@ -1,5 +1,8 @@
 //! Add, and the canonical form of sums.
 //!
+//! Adding two ranges adds their ends, `[0,1] + [2,3]` is `[2,4]`, unless an
+//! end overflows: then the sum may wrap around, and is any integer.
+//!
 //! The rewrites drive every sum towards one shape: a left-leaning spine of
 //! adds with constants gathered at the right end, where they fold. `(1+x)`
 //! becomes `(x+1)`, `x+(y+z)` becomes `(x+y)+z`, `(x+1)+2` becomes `x+3`,
@@ -14,7 +17,20 @@ use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
 
 pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
-    int_binary(g, n, i64::wrapping_add)
+    let (t1, t2) = (g.ty(g.in_(n, 1)), g.ty(g.in_(n, 2)));
+    match g.types.int_bounds(t1).zip(g.types.int_bounds(t2)) {
+        Some((a, b)) if a.is_high() || b.is_high() => Types::INT_TOP,
+        // Constants fold, wrapping around as Java's `long` does.
+        Some((a, b)) if a.is_constant() && b.is_constant() => {
+            g.types.int(a.min.wrapping_add(b.min))
+        }
+        // Ranges add their ends, unless an end overflows.
+        Some((a, b)) => match (a.min.checked_add(b.min), a.max.checked_add(b.max)) {
+            (Some(min), Some(max)) => g.types.int_range(min, max),
+            _ => Types::INT_BOT,
+        },
+        None => int_binary(g, n, i64::wrapping_add),
+    }
 }
 
 pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {

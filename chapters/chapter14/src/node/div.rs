@@ -2,15 +2,10 @@
 //! course has no exceptions yet); `x/1` is `x`.
 
 use crate::graph::{Graph, NodeId};
-use crate::types::{TypeId, Types};
+use crate::types::TypeId;
 
 pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
-    let divisor = g.types.int_value(g.ty(g.in_(n, 2)));
-    let dividend = g.types.int_value(g.ty(g.in_(n, 1)));
-    if let (Some(_), Some(0)) = (dividend, divisor) {
-        return Types::INT_ZERO;
-    }
-    super::int_binary(g, n, i64::wrapping_div)
+    super::int_binary(g, n, |a, b| if b == 0 { 0 } else { a.wrapping_div(b) })
 }
 
 pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {

@@ -23,9 +23,11 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     if ctrl != Types::CTRL && ctrl != Types::BOTTOM {
         return Types::IF_NEITHER;
     }
-    // A predicate not known yet (high) decides nothing: wait for it to fall.
+    // A predicate not known yet (high) decides nothing: wait for it to
+    // fall. (Simple waits only on `Top` and `~int`, so a comparison not yet
+    // known, `[1-0]`, takes both arms and then one.)
     let t = g.ty(g.in_(n, 1));
-    if t == Types::TOP || t == Types::INT_TOP || t == Types::FLT_TOP {
+    if g.types.is_high(t) {
         return Types::IF_NEITHER;
     }
     // A float is true when it is not zero (NaN is not zero).

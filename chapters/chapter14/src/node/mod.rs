@@ -12,6 +12,7 @@
 
 mod add;
 mod add_f;
+mod bitwise;
 mod bool_op;
 mod cast;
 mod constant;
@@ -31,7 +32,9 @@ mod phi;
 mod proj;
 mod region;
 mod return_;
+pub mod round_f32;
 pub mod scope;
+pub mod shift;
 mod start;
 mod stop;
 mod store;
@@ -48,6 +51,7 @@ pub use mem_merge::{new as mem_merge_new, slice as mem_merge_slice};
 pub use new::new as new_new;
 pub use proj::{new as proj_new, new_cproj as cproj_new};
 pub use return_::new as return_new;
+pub use round_f32::new as round_f32_new;
 pub use scope::ScopeNames;
 pub use start::{add_memory as start_add_memory, new as start_new};
 pub use stop::{new as stop_new, ret};
@@ -93,6 +97,30 @@ pub enum NodeKind {
     ToFloat,
     /// A comparison of two floats, giving 0 or 1.
     BoolF(BoolOp),
+    /// The bitwise operators and the shifts on 64-bit integers (chapter
+    /// 14): `&`, `|`, `^`, `<<`, `>>` (arithmetic) and `>>>` (logical).
+    /// `at` is the source offset of the operator, for the error an
+    /// operand that is not an integer gives.
+    And {
+        at: u32,
+    },
+    Or {
+        at: u32,
+    },
+    Xor {
+        at: u32,
+    },
+    Shl {
+        at: u32,
+    },
+    Sar {
+        at: u32,
+    },
+    Shr {
+        at: u32,
+    },
+    /// A float rounded to the nearest 32-bit float (chapter 14).
+    RoundF32,
     /// Branches on `in(1)`; its true and false arms are projections.
     If,
     /// Selects data element `idx` of Start: `arg` or the whole memory.
@@ -232,6 +260,13 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::MinusF => "MinusF".into(),
         NodeKind::ToFloat => "ToFloat".into(),
         NodeKind::BoolF(op) => op.float_name().into(),
+        NodeKind::And { .. } => "And".into(),
+        NodeKind::Or { .. } => "Or".into(),
+        NodeKind::Xor { .. } => "Xor".into(),
+        NodeKind::Shl { .. } => "Shl".into(),
+        NodeKind::Sar { .. } => "Sar".into(),
+        NodeKind::Shr { .. } => "Shr".into(),
+        NodeKind::RoundF32 => "RoundF32".into(),
         NodeKind::If => "If".into(),
         NodeKind::Proj { label, .. } | NodeKind::CProj { label, .. } => (*label).into(),
         NodeKind::XCtrl => "Xctrl".into(),
@@ -266,12 +301,19 @@ pub fn glabel(g: &Graph, n: NodeId) -> String {
         NodeKind::Mul => "*".into(),
         NodeKind::Div => "//".into(),
         NodeKind::Not => "!".into(),
+        NodeKind::And { .. }
+        | NodeKind::Or { .. }
+        | NodeKind::Xor { .. }
+        | NodeKind::Shl { .. }
+        | NodeKind::Sar { .. }
+        | NodeKind::Shr { .. } => bit_symbol(g.kind(n)).into(),
         NodeKind::Bool(op) | NodeKind::BoolF(op) => op.symbol().into(),
         NodeKind::AddF => "+".into(),
         NodeKind::SubF | NodeKind::MinusF => "-".into(),
         NodeKind::MulF => "*".into(),
         NodeKind::DivF => "/".into(),
         NodeKind::ToFloat => "(flt)".into(),
+        NodeKind::RoundF32 => "(f32)".into(),
         NodeKind::Phi { label, .. } => format!("&phi;_{label}"),
         NodeKind::New { ptr } => {
             let obj = g.types.pointee(*ptr).expect("new makes a pointer");
@@ -329,6 +371,13 @@ pub(crate) fn compute(g: &mut Graph, n: NodeId) -> TypeId {
         NodeKind::MinusF => minus_f::compute(g, n),
         NodeKind::ToFloat => to_float::compute(g, n),
         NodeKind::BoolF(op) => bool_op::compute_float(g, n, *op),
+        NodeKind::And { .. } => bitwise::compute_and(g, n),
+        NodeKind::Or { .. } => bitwise::compute(g, n, |a, b| a | b),
+        NodeKind::Xor { .. } => bitwise::compute(g, n, |a, b| a ^ b),
+        NodeKind::Shl { .. } => shift::compute_shl(g, n),
+        NodeKind::Sar { .. } => shift::compute_right(g, n, shift::sar, shift::sar_range),
+        NodeKind::Shr { .. } => shift::compute_right(g, n, shift::shr, shift::shr_range),
+        NodeKind::RoundF32 => round_f32::compute(g, n),
         NodeKind::If => if_::compute(g, n),
         NodeKind::Proj { idx, .. } | NodeKind::CProj { idx, .. } => proj::compute(g, n, *idx),
         NodeKind::XCtrl => Types::XCTRL,
@@ -364,6 +413,10 @@ fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         NodeKind::DivF => div_f::idealize(g, n),
         NodeKind::MinusF => minus_f::idealize(g, n),
         NodeKind::BoolF(op) => bool_op::idealize_float(g, n, *op),
+        NodeKind::And { .. } => bitwise::idealize(g, n, -1),
+        NodeKind::Or { .. } | NodeKind::Xor { .. } => bitwise::idealize(g, n, 0),
+        NodeKind::Shl { .. } | NodeKind::Sar { .. } | NodeKind::Shr { .. } => shift::idealize(g, n),
+        NodeKind::RoundF32 => round_f32::idealize(g, n),
         NodeKind::If => if_::idealize(g, n),
         NodeKind::Return => return_::idealize(g, n),
         NodeKind::Stop => stop::idealize(g, n),
@@ -489,9 +542,39 @@ pub(crate) fn gvn_eligible(g: &Graph, n: NodeId) -> bool {
     }
 }
 
+/// The operator symbol of a bitwise node or a shift, and the source
+/// offset of the operator.
+fn bit_op(kind: &NodeKind) -> Option<(&'static str, u32)> {
+    Some(match *kind {
+        NodeKind::And { at } => ("&", at),
+        NodeKind::Or { at } => ("|", at),
+        NodeKind::Xor { at } => ("^", at),
+        NodeKind::Shl { at } => ("<<", at),
+        NodeKind::Sar { at } => (">>", at),
+        NodeKind::Shr { at } => (">>>", at),
+        _ => return None,
+    })
+}
+
+fn bit_symbol(kind: &NodeKind) -> &'static str {
+    bit_op(kind).map_or("", |(symbol, _)| symbol)
+}
+
 /// A problem that only the optimized graph shows: a field access through a
-/// pointer that may still be null. (Simple's `err`.)
+/// pointer that may still be null, or a bitwise operator or shift applied
+/// to something that is not an integer (`Cannot '&' FltBot`). (Simple's
+/// `err`; Simple does not check the operands of `>>>`, we do.)
 pub fn error(g: &Graph, n: NodeId) -> Option<crate::Error> {
+    if let Some((symbol, at)) = bit_op(g.kind(n)) {
+        let bad = (1..=2)
+            .map(|i| g.ty(g.in_(n, i)))
+            .find(|&t| !g.types.is_int(t))?;
+        let shown = g.types.to_string(bad);
+        return Some(crate::Error::new(
+            format!("Cannot '{symbol}' {shown}"),
+            at as usize,
+        ));
+    }
     let (NodeKind::Load { name, at, .. } | NodeKind::Store { name, at, .. }) = g.kind(n) else {
         return None;
     };
@@ -580,24 +663,33 @@ fn all_constant_inputs(g: &mut Graph, n: NodeId, dep: NodeId) -> bool {
     true
 }
 
-/// The type of an integer binary operation: folded when both sides are
-/// constants, the meet of the sides otherwise (which keeps `Top` inputs,
-/// not yet known, high).
+/// The type of an integer binary operation: not known yet (`~int`) while
+/// a side is not, folded when both sides are constants, any integer
+/// otherwise (even when a side is not an integer: that is an error the
+/// operator reports, if it can happen).
 fn int_binary(g: &mut Graph, n: NodeId, fold: impl Fn(i64, i64) -> i64) -> TypeId {
     let (t1, t2) = (g.ty(g.in_(n, 1)), g.ty(g.in_(n, 2)));
+    if g.types.is_high(t1) || g.types.is_high(t2) {
+        return Types::INT_TOP;
+    }
     match (g.types.int_value(t1), g.types.int_value(t2)) {
         (Some(a), Some(b)) => g.types.int(fold(a, b)),
-        _ => g.types.meet(t1, t2),
+        _ => Types::INT_BOT,
     }
 }
 
-/// The type of a float binary operation: folded when both sides are
-/// constants, the meet of the sides otherwise, as for integers.
+/// The type of a float binary operation: not known yet while a side is
+/// not, folded when both sides are constants, any double otherwise. (Two
+/// f32 operands do not make an f32: the operation is done, and rounded,
+/// in 64 bits. Simple takes the meet of the sides, which says `f32`.)
 fn flt_binary(g: &mut Graph, n: NodeId, fold: impl Fn(f64, f64) -> f64) -> TypeId {
     let (t1, t2) = (g.ty(g.in_(n, 1)), g.ty(g.in_(n, 2)));
+    if g.types.is_high(t1) || g.types.is_high(t2) {
+        return Types::FLT_TOP;
+    }
     match (g.types.flt_value(t1), g.types.flt_value(t2)) {
         (Some(a), Some(b)) => g.types.flt(fold(a, b)),
-        _ => g.types.meet(t1, t2),
+        _ => Types::FLT_BOT,
     }
 }
 
@@ -760,6 +852,17 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
             NodeKind::ToFloat => {
                 out.push_str("(flt)");
                 print(g, g.in_(n, 1), out);
+            }
+            NodeKind::And { .. }
+            | NodeKind::Or { .. }
+            | NodeKind::Xor { .. }
+            | NodeKind::Shl { .. }
+            | NodeKind::Sar { .. }
+            | NodeKind::Shr { .. } => print_binary(g, n, bit_symbol(g.kind(n)), out),
+            NodeKind::RoundF32 => {
+                out.push_str("((f32)");
+                print(g, g.in_(n, 1), out);
+                out.push(')');
             }
             NodeKind::Minus => print_unary(g, n, "-", out),
             NodeKind::Not => print_unary(g, n, "!", out),

@@ -8,10 +8,13 @@ use crate::types::{TypeId, Types};
 
 pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     let t = g.ty(g.in_(n, 1));
+    // Not known yet: the top of `bool`.
+    if g.types.is_high(t) {
+        return g.types.int_range(1, 0);
+    }
     if g.types.is_ptr(t) {
         // !null is 1, !ptr is 0 when the pointer cannot be null.
         return match t {
-            Types::PTR_TOP => Types::INT_TOP,
             Types::NULL => g.types.int(1),
             _ if !g.types.is_nullable(t) => Types::INT_ZERO,
             _ => Types::INT_BOT,
@@ -21,15 +24,16 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     if g.types.is_flt(t) {
         return match g.types.flt_value(t) {
             Some(v) => g.types.int(i64::from(v == 0.0)),
-            None if t == Types::FLT_TOP => Types::INT_TOP,
             None => Types::INT_BOT,
         };
     }
-    match g.types.int_value(t) {
-        Some(v) => g.types.int(i64::from(v == 0)),
-        None if g.types.is_int(t) => t,
-        // Neither an integer nor a pointer: not known yet, or anything.
-        None if t == Types::TOP => Types::TOP,
+    // An integer range without 0 is true, and 0 is false. (Otherwise the
+    // answer is 0 or 1, but Simple says any integer, and so do we.)
+    match g.types.int_bounds(t) {
+        Some(i) if i.max < 0 || i.min > 0 => Types::INT_ZERO,
+        Some(_) if t == Types::INT_ZERO => g.types.int(1),
+        Some(_) => Types::INT_BOT,
+        // Neither a number nor a pointer: anything.
         None => Types::BOTTOM,
     }
 }

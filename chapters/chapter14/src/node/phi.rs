@@ -4,9 +4,14 @@
 //! path and `b` through its second. A phi whose live inputs are all one node
 //! is that node. A phi of the same operator on every path pulls the operator
 //! below itself: `Phi(a+b, c+d)` becomes `Phi(a,c) + Phi(b,d)`, one operator
-//! fewer (phis make no code).
+//! fewer (phis make no code), unless the one operator would know less about
+//! its result than the phi knew (chapter 14: the phi of two ranges is their
+//! hull, but the sum of two phis may overflow).
 
-use super::{copy_binary, is_cfg, peephole, print as print_node, region, NodeKind, Printer};
+use super::{
+    compute as compute_type, copy_binary, is_cfg, peephole, print as print_node, region, NodeKind,
+    Printer,
+};
 use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
 
@@ -101,13 +106,19 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
             | NodeKind::MulF
             | NodeKind::DivF
             | NodeKind::BoolF(_)
+            | NodeKind::And { .. }
+            | NodeKind::Or { .. }
+            | NodeKind::Xor { .. }
+            | NodeKind::Shl { .. }
+            | NodeKind::Sar { .. }
+            | NodeKind::Shr { .. }
     );
     if arithmetic
         && g.n_ins(op) == 3
         && g.input(op, 0).is_none()
         && !is_cfg(g, op)
         && same_op(g, n)
-        && operands_fit(g, n)
+        && !folds_soon(g, n)
     {
         let region = g.in_(n, 0);
         let mut lhss = vec![Some(region)];
@@ -116,12 +127,39 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
             lhss.push(Some(g.in_(g.in_(n, i), 1)));
             rhss.push(Some(g.in_(g.in_(n, i), 2)));
         }
-        let kind = g.kind(n).clone();
-        let phi_lhs = g.add_node(kind.clone(), lhss);
+        // Each new phi is declared with the kind of value it merges: an
+        // int phi for the compared pointers would say nothing true.
+        let label = phi_label(g, n);
+        let lhs_type = g.ty(g.in_(op, 1));
+        let lhs_type = g.types.glb(lhs_type);
+        let phi_lhs = g.add_node(
+            NodeKind::Phi {
+                label: label.clone(),
+                declared: lhs_type,
+            },
+            lhss,
+        );
         let phi_lhs = peephole(g, phi_lhs);
-        let phi_rhs = g.add_node(kind, rhss);
+        let rhs_type = g.ty(g.in_(op, 2));
+        let rhs_type = g.types.glb(rhs_type);
+        let phi_rhs = g.add_node(
+            NodeKind::Phi {
+                label,
+                declared: rhs_type,
+            },
+            rhss,
+        );
         let phi_rhs = peephole(g, phi_rhs);
-        return Some(copy_binary(g, op, phi_lhs, phi_rhs));
+        let phi_op = copy_binary(g, op, phi_lhs, phi_rhs);
+        // The one operator may know less than the phi of the many did:
+        // then keep them.
+        let t = compute_type(g, phi_op);
+        g.set_ty(phi_op, t);
+        if !g.types.isa(t, g.ty(n)) {
+            g.kill(phi_op);
+            return None;
+        }
+        return Some(phi_op);
     }
 
     if g.n_ins(n) == 3 {
@@ -181,29 +219,42 @@ fn null_merge(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     matches!(g.kind(dom), NodeKind::CProj { idx: 1, .. }).then_some(value)
 }
 
-/// Every operand of every input fits this phi's declared type. The phis
-/// made by pulling an operator down keep this phi's label and declared
-/// type, which fit only such operands: `Phi(p==q, r==s)` compares
-/// pointers, and its operand phis would be pointer phis declared `int`
-/// (typed Bot, and bound to the pointer's name once a loop's useless phi
-/// gives way to them); `Phi(x<y, z<w)` of floats would make float phis
-/// declared `int`. Int operators under an int phi and float arithmetic
-/// under a flt phi pass.
-fn operands_fit(g: &mut Graph, n: NodeId) -> bool {
-    let declared = declared(g, n);
-    (1..g.n_ins(n)).all(|i| {
-        let op = g.in_(n, i);
-        (1..=2).all(|j| {
-            let t = g.ty(g.in_(op, j));
-            g.types.isa(t, declared)
+/// All inputs are the same operator, on the same kinds of operands (ints
+/// with ints, floats with floats, pointers with pointers).
+fn same_op(g: &mut Graph, n: NodeId) -> bool {
+    let first = g.in_(n, 1);
+    let kinds: Vec<TypeId> = (1..=2)
+        .map(|j| {
+            let t = g.ty(g.in_(first, j));
+            g.types.glb(t)
         })
+        .collect();
+    (2..g.n_ins(n)).all(|i| {
+        let op = g.in_(n, i);
+        g.kind(op).same_op(g.kind(first))
+            && (1..=2).all(|j| {
+                let t = g.ty(g.in_(op, j));
+                g.types.glb(t) == kinds[j - 1]
+            })
     })
 }
 
-/// All inputs are the same operator.
-fn same_op(g: &Graph, n: NodeId) -> bool {
-    let first = g.kind(g.in_(n, 1));
-    (2..g.n_ins(n)).all(|i| g.kind(g.in_(n, i)).same_op(first))
+/// Some input is an operator on constants, which becomes a constant when
+/// it is next visited (only a graph built without peepholes has one).
+/// Pulling it down first would make phis of constants, which `phi_con`
+/// pushes straight back up, for ever.
+fn folds_soon(g: &Graph, n: NodeId) -> bool {
+    (1..g.n_ins(n)).any(|i| {
+        let op = g.in_(n, i);
+        (1..=2).all(|j| g.types.is_constant(g.ty(g.in_(op, j))))
+    })
+}
+
+fn phi_label(g: &Graph, n: NodeId) -> Box<str> {
+    match g.kind(n) {
+        NodeKind::Phi { label, .. } => label.clone(),
+        _ => unreachable!("not a phi"),
+    }
 }
 
 /// The one node every live path brings in, ignoring the phi itself.

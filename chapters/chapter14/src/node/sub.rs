@@ -4,6 +4,7 @@ use super::{int_binary, new_binary, peephole, NodeKind};
 use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
 
+/// Constants fold; otherwise `x-x` is 0, and anything else any integer.
 pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     if g.in_(n, 1) == g.in_(n, 2) {
         return Types::INT_ZERO;

@@ -23,7 +23,7 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     // A value never produced converts to a float never produced. (Simple
     // says FltBot here, so the type would fall when an input in dead code
     // rises from a constant to the top.)
-    if t == Types::TOP || t == Types::INT_TOP {
+    if g.types.is_high(t) {
         return Types::FLT_TOP;
     }
     Types::FLT_BOT
