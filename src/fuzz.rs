@@ -70,6 +70,10 @@ struct Var {
 
 struct Generator {
     rng: Rng,
+    /// The chapter whose language to write: floats from 12, fields that
+    /// point to structs from 13, narrow integers and bitwise operators
+    /// from 14.
+    chapter: u32,
     out: String,
     /// The structs declared: each a name and its fields, with the kind
     /// (`Int` or `Flt`) each holds.
@@ -83,10 +87,17 @@ struct Generator {
     budget: usize,
 }
 
-/// A random program for `seed`, one statement per line.
+/// A random program for `seed` in the latest chapter's language, one
+/// statement per line.
 pub fn generate(seed: u64) -> String {
+    generate_for(seed, LATEST)
+}
+
+/// A random program for `seed` in the language of `chapter` (11 or later).
+pub fn generate_for(seed: u64, chapter: u32) -> String {
     let mut g = Generator {
         rng: Rng::new(seed),
+        chapter,
         out: String::new(),
         structs: Vec::new(),
         scopes: vec![Vec::new()],
@@ -97,20 +108,17 @@ pub fn generate(seed: u64) -> String {
     // Most programs use structs; a few stay with integers only.
     let structs = [0, 1, 1, 2][g.rng.below(4) as usize];
     for s in 0..structs {
-        let fields: Vec<(String, Kind)> = (0..1 + g.rng.below(3))
+        let fields: Vec<(String, Kind, &str)> = (0..1 + g.rng.below(3))
             .map(|f| {
-                let kind = if g.rng.chance(30) {
-                    Kind::Flt
-                } else {
-                    Kind::Int
-                };
-                (format!("f{f}"), kind)
+                let (kind, ty) = g.field_type(structs);
+                (format!("f{f}"), kind, ty)
             })
             .collect();
         let decl: Vec<String> = fields
             .iter()
-            .map(|(f, kind)| format!("{} {f};", type_name(*kind)))
+            .map(|(f, _, ty)| format!("{ty} {f};"))
             .collect();
+        let fields = fields.into_iter().map(|(f, kind, _)| (f, kind)).collect();
         let _ = writeln!(g.out, "struct S{s} {{ {} }}", decl.join(" "));
         g.structs.push((format!("S{s}"), fields));
     }
@@ -127,7 +135,7 @@ pub fn generate(seed: u64) -> String {
     let pointers = g.vars_of(|k| matches!(k, Kind::Ptr(_)));
     let result = if !pointers.is_empty() && g.rng.chance(20) {
         g.pick(&pointers)
-    } else if g.rng.chance(20) {
+    } else if g.floats() && g.rng.chance(20) {
         g.float_expression(3)
     } else {
         g.expression(3)
@@ -137,6 +145,43 @@ pub fn generate(seed: u64) -> String {
 }
 
 impl Generator {
+    fn floats(&self) -> bool {
+        self.chapter >= 12
+    }
+
+    fn references(&self) -> bool {
+        self.chapter >= 13
+    }
+
+    fn narrow(&self) -> bool {
+        self.chapter >= 14
+    }
+
+    /// The type of a new field: an integer of some width, a float, or
+    /// (chapter 13 on) a nullable pointer to any of the `structs` structs,
+    /// itself or one declared later included. Its kind, and the type as
+    /// written.
+    fn field_type(&mut self, structs: usize) -> (Kind, &'static str) {
+        if self.references() && self.rng.chance(25) {
+            let s = self.rng.below(structs as u64) as usize;
+            let name: &'static str = ["S0?", "S1?"][s];
+            return (Kind::Nullable(s), name);
+        }
+        if self.floats() && self.rng.chance(25) {
+            return (Kind::Flt, "flt");
+        }
+        (Kind::Int, self.int_type())
+    }
+
+    /// `int`, or from chapter 14 now and then a narrower integer type.
+    fn int_type(&mut self) -> &'static str {
+        if self.narrow() && self.rng.chance(40) {
+            let types = ["i8", "i16", "i32", "i64", "u8", "u16", "u32", "u1", "bool"];
+            return types[self.rng.below(types.len() as u64) as usize];
+        }
+        "int"
+    }
+
     fn indent(&mut self, depth: usize) {
         self.out.push_str(&"  ".repeat(depth));
     }
@@ -175,7 +220,7 @@ impl Generator {
 
     /// `int v = expr;`, or now and then `flt x = expr;`.
     fn declaration(&mut self, depth: usize) {
-        if self.rng.chance(25) {
+        if self.floats() && self.rng.chance(25) {
             let name = self.fresh("x");
             let value = self.float_expression(3);
             self.indent(depth);
@@ -185,8 +230,9 @@ impl Generator {
         }
         let name = self.fresh("v");
         let value = self.expression(3);
+        let ty = self.int_type();
         self.indent(depth);
-        let _ = writeln!(self.out, "int {name} = {value};");
+        let _ = writeln!(self.out, "{ty} {name} = {value};");
         self.bind(&name, Kind::Int);
     }
 
@@ -271,8 +317,46 @@ impl Generator {
     fn value_of(&mut self, kind: Kind, depth: usize) -> String {
         match kind {
             Kind::Flt => self.float_expression(depth),
-            _ => self.expression(depth),
+            Kind::Int => self.expression(depth),
+            Kind::Ptr(s) | Kind::Nullable(s) => self.pointer_value(s),
         }
+    }
+
+    /// A pointer to struct `s` that may be null: `null`, `new S`, or a
+    /// variable.
+    fn pointer_value(&mut self, s: usize) -> String {
+        let same = self.vars_of(|k| k == Kind::Ptr(s) || k == Kind::Nullable(s));
+        match self.rng.below(4) {
+            0 => "null".to_owned(),
+            1 => format!("new {}", self.structs[s].0),
+            _ if !same.is_empty() => self.pick(&same),
+            _ => "null".to_owned(),
+        }
+    }
+
+    /// `q = p.f;`: a nullable pointer read from a field (chapter 13 on),
+    /// used later only under a null test like any nullable variable.
+    fn pointer_load(&mut self, depth: usize) -> bool {
+        let mut loads = Vec::new();
+        for v in self.scopes.iter().flatten() {
+            let Kind::Ptr(s) = v.kind else { continue };
+            for (f, kind) in &self.structs[s].1 {
+                if let Kind::Nullable(t) = kind {
+                    for q in self.scopes.iter().flatten() {
+                        if q.kind == Kind::Nullable(*t) {
+                            loads.push(format!("{} = {}.{f};", q.name, v.name));
+                        }
+                    }
+                }
+            }
+        }
+        if loads.is_empty() {
+            return false;
+        }
+        let line = self.pick(&loads);
+        self.indent(depth);
+        let _ = writeln!(self.out, "{line}");
+        true
     }
 
     /// `p.f = expr;` through a pointer that cannot be null.
@@ -303,6 +387,11 @@ impl Generator {
         let (Kind::Ptr(s) | Kind::Nullable(s)) = kind else {
             unreachable!("picked a pointer")
         };
+        if kind == Kind::Nullable(s) && self.references() && self.rng.chance(40) {
+            if self.pointer_load(depth) {
+                return;
+            }
+        }
         let same = self.vars_of(|k| k == Kind::Ptr(s) || k == kind);
         let value = match self.rng.below(3) {
             0 => self.pick(&same),
@@ -335,6 +424,9 @@ impl Generator {
         if self.rng.chance(50) || same.is_empty() {
             let value = self.value_of(kind, 2);
             let _ = writeln!(self.out, "if ({q}) {q}.{f} = {value};");
+        } else if matches!(kind, Kind::Nullable(_)) {
+            let v = self.pick(&same);
+            let _ = writeln!(self.out, "if ({q}) {v} = {q}.{f};");
         } else {
             let v = self.pick(&same);
             let _ = writeln!(self.out, "if ({q}) {v} = {q}.{f} + {v};");
@@ -396,7 +488,11 @@ impl Generator {
             1 => format!("({a})"),
             k => {
                 let b = self.expression(depth - 1);
-                let op = ["+", "-", "*", "/", "==", "!=", "<", "<=", ">", ">="][(k - 2) as usize];
+                let mut op =
+                    ["+", "-", "*", "/", "==", "!=", "<", "<=", ">", ">="][(k - 2) as usize];
+                if self.narrow() && self.rng.chance(30) {
+                    op = ["&", "|", "^", "<<", ">>", ">>>"][self.rng.below(6) as usize];
+                }
                 format!("({a} {op} {b})")
             }
         }
@@ -429,7 +525,7 @@ impl Generator {
                 }
             }
             // Comparing floats gives an integer.
-            4 if self.rng.chance(25) => {
+            4 if self.floats() && self.rng.chance(25) => {
                 let (a, b) = (self.float_expression(1), self.float_expression(1));
                 let op = ["==", "!=", "<", "<=", ">", ">="][self.rng.below(6) as usize];
                 format!("({a} {op} {b})")
@@ -478,18 +574,10 @@ impl Generator {
     }
 }
 
-/// The type a variable or field of `kind` is declared with.
-fn type_name(kind: Kind) -> &'static str {
-    match kind {
-        Kind::Flt => "flt",
-        _ => "int",
-    }
-}
-
-/// Compiles `src` three ways with the latest chapter and runs each; the
+/// Compiles `src` three ways with `chapter` and runs each; the
 /// optimized program is also run by its schedule (global code motion), as
 /// a machine would run it. `Err` describes a disagreement.
-pub fn check(src: &str) -> Result<(), String> {
+pub fn check(src: &str, chapter: u32) -> Result<(), String> {
     let variants: [(&str, bool, bool); 3] = [
         ("no peepholes", false, false),
         ("parse peepholes", true, false),
@@ -501,7 +589,7 @@ pub fn check(src: &str) -> Result<(), String> {
             arg: None,
             no_peephole: !peepholes,
         };
-        let mut code = chapters::driver(LATEST, src, &options).expect("the latest chapter exists");
+        let mut code = chapters::driver(chapter, src, &options).expect("a registered chapter");
         let compile_error = |e: Failure| match e {
             Failure::Program { message, .. } => message,
             Failure::Usage(message) => message,
@@ -552,8 +640,8 @@ fn known_null(message: &str) -> bool {
 }
 
 /// `check`, with a panic inside the compiler reported as a failure.
-pub fn check_catching(src: &str) -> Result<(), String> {
-    match std::panic::catch_unwind(|| check(src)) {
+pub fn check_catching(src: &str, chapter: u32) -> Result<(), String> {
+    match std::panic::catch_unwind(|| check(src, chapter)) {
         Ok(result) => result,
         Err(panic) => {
             let message = panic
@@ -599,14 +687,18 @@ pub struct Report {
     pub failures: Vec<(u64, String, String)>,
 }
 
-/// Generates and checks `count` programs from `seed` on.
-pub fn run(seed: u64, count: u64) -> Report {
+/// The first chapter the fuzzer can check: it runs the schedule too.
+pub const FIRST_FUZZ_CHAPTER: u32 = 11;
+
+/// Generates and checks `count` programs from `seed` on, in the language
+/// of `chapter` and compiled by it.
+pub fn run(seed: u64, count: u64, chapter: u32) -> Report {
     let mut failures = Vec::new();
     for s in seed..seed.saturating_add(count) {
-        let src = generate(s);
-        if let Err(message) = check_catching(&src) {
+        let src = generate_for(s, chapter);
+        if let Err(message) = check_catching(&src, chapter) {
             let reduced = reduce(&src, |p| {
-                check_catching(p).is_err_and(|m| same_kind(&m, &message))
+                check_catching(p, chapter).is_err_and(|m| same_kind(&m, &message))
             });
             failures.push((s, message, reduced));
         }

@@ -39,7 +39,7 @@ enum Command {
     Eval(EvalInput),
     /// Differential fuzzing: random programs must evaluate the same without
     /// peepholes, with them, after the iterative optimizer, and run by the
-    /// schedule (the chapter 11 language)
+    /// schedule (the language of the chosen chapter, the latest by default)
     Fuzz(FuzzInput),
 }
 
@@ -54,6 +54,9 @@ struct FuzzInput {
     /// Print each program before checking it
     #[arg(long)]
     verbose: bool,
+    /// Which chapter's language to write and compiler to check (11 on)
+    #[arg(long, short, default_value_t = LATEST, value_parser = clap::value_parser!(u32).range(simple::fuzz::FIRST_FUZZ_CHAPTER as i64..=LATEST as i64))]
+    chapter: u32,
 }
 
 #[derive(Args)]
@@ -169,10 +172,13 @@ fn main() -> ExitCode {
 fn fuzz(input: &FuzzInput) -> ExitCode {
     if input.verbose {
         for s in input.seed..input.seed.saturating_add(input.count) {
-            eprintln!("// seed {s}\n{}", simple::fuzz::generate(s));
+            eprintln!(
+                "// seed {s}\n{}",
+                simple::fuzz::generate_for(s, input.chapter)
+            );
         }
     }
-    let report = simple::fuzz::run(input.seed, input.count);
+    let report = simple::fuzz::run(input.seed, input.count, input.chapter);
     for (seed, message, reduced) in &report.failures {
         println!("seed {seed}: {message}\nreduced program:\n{reduced}");
     }

@@ -8,7 +8,7 @@ use simple::fuzz;
 
 #[test]
 fn two_thousand_programs_agree_with_and_without_optimization() {
-    let report = fuzz::run(0, 2_000);
+    let report = fuzz::run(0, 2_000, simple::LATEST);
     assert_eq!(report.programs, 2_000);
     let failures: Vec<String> = report
         .failures
