@@ -387,10 +387,9 @@ impl Generator {
         let (Kind::Ptr(s) | Kind::Nullable(s)) = kind else {
             unreachable!("picked a pointer")
         };
-        if kind == Kind::Nullable(s) && self.references() && self.rng.chance(40) {
-            if self.pointer_load(depth) {
-                return;
-            }
+        let load = kind == Kind::Nullable(s) && self.references() && self.rng.chance(40);
+        if load && self.pointer_load(depth) {
+            return;
         }
         let same = self.vars_of(|k| k == Kind::Ptr(s) || k == kind);
         let value = match self.rng.below(3) {
