@@ -18,6 +18,11 @@
 //! that is not a pure function of inputs is allocation: a New makes a fresh
 //! object each time control passes the node it is anchored to.
 //!
+//! Chapter 12 adds float values: IEEE 754 doubles, computed with Rust's
+//! `f64` operators, which round exactly as Java's `double` ones do. A
+//! float returned is shown as Java shows a double (`3.0`, `1.0E10`), as
+//! Simple's evaluator does.
+//!
 //! From chapter 13 a field may hold a reference, so a returned object is
 //! shown with the objects it refers to, each inside its field, the way
 //! Simple's evaluator prints them. References can form cycles (a list whose
@@ -49,9 +54,13 @@ pub enum Outcome {
 
 /// A value returned by a program. An object is shown with the contents of
 /// its fields when the program returned.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Two floats are equal when they are the same double: `0.0` is not
+/// `-0.0`, and NaN is NaN (so that two runs that both give NaN agree).
+#[derive(Clone, Debug)]
 pub enum Value {
     Int(i64),
+    Float(f64),
     Null,
     Obj {
         name: String,
@@ -95,10 +104,34 @@ impl Shown {
     }
 }
 
+impl PartialEq for Value {
+    fn eq(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Int(a), Value::Int(b)) => a == b,
+            (Value::Float(a), Value::Float(b)) => {
+                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+            }
+            (Value::Null, Value::Null) => true,
+            (
+                Value::Obj { name, fields },
+                Value::Obj {
+                    name: name2,
+                    fields: fields2,
+                },
+            ) => name == name2 && fields == fields2,
+            (Value::Omitted { name }, Value::Omitted { name: name2 }) => name == name2,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Value {}
+
 impl fmt::Display for Value {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Value::Int(v) => write!(f, "{v}"),
+            Value::Float(v) => f.write_str(&crate::double::format(*v)),
             Value::Null => f.write_str("null"),
             Value::Obj { name, fields } => {
                 write!(f, "Obj<{name}> {{")?;
@@ -142,6 +175,7 @@ pub fn evaluate(
 #[derive(Clone, Debug)]
 pub(crate) enum Val {
     Int(i64),
+    Float(f64),
     Null,
     /// An object, by its index in `objects`.
     Ptr(usize),
@@ -175,18 +209,38 @@ impl Memory {
 }
 
 impl Val {
-    /// The value as a number: null is 0, an object is never 0.
+    /// The value as a number: null is 0, an object is never 0. (A float is
+    /// never asked: an operator with a float operand is a float operator.)
     pub(crate) fn number(&self) -> i64 {
         match self {
             Val::Int(v) => *v,
+            Val::Float(v) => *v as i64,
             Val::Null | Val::Mem(_) => 0,
             Val::Ptr(o) => *o as i64 + 1,
+        }
+    }
+
+    /// The value as a float: an int converted (ToFloat), a float itself.
+    pub(crate) fn float(&self) -> f64 {
+        match self {
+            Val::Float(v) => *v,
+            other => other.number() as f64,
+        }
+    }
+
+    /// The value as a condition: zero, null and a float zero (`0.0` or
+    /// `-0.0`) are false; everything else, NaN included, is true.
+    pub(crate) fn truthy(&self) -> bool {
+        match self {
+            Val::Float(v) => *v != 0.0,
+            other => other.number() != 0,
         }
     }
 
     pub(crate) fn same(&self, other: &Val) -> bool {
         match (self, other) {
             (Val::Ptr(a), Val::Ptr(b)) => a == b,
+            (Val::Float(_), _) | (_, Val::Float(_)) => self.float() == other.float(),
             (Val::Ptr(_), _) | (_, Val::Ptr(_)) => false,
             _ => self.number() == other.number(),
         }
@@ -217,6 +271,7 @@ pub(crate) fn pure_value(
     match g.kind(n) {
         NodeKind::Constant(t) => Some(Ok(match g.types.get(*t) {
             Type::Int(_) => Val::Int(g.types.int_value(*t).unwrap_or(0)),
+            Type::Flt(_) => Val::Float(g.types.flt_value(*t).unwrap_or(0.0)),
             _ => Val::Null,
         })),
         NodeKind::Add => both(i64::wrapping_add),
@@ -225,7 +280,27 @@ pub(crate) fn pure_value(
         // Division by zero gives 0, as in Simple.
         NodeKind::Div => both(|a, b| if b == 0 { 0 } else { a.wrapping_div(b) }),
         NodeKind::Minus => Some(input(1).map(|a| Val::Int(a.number().wrapping_neg()))),
-        NodeKind::Not => Some(input(1).map(|a| Val::Int(i64::from(a.number() == 0)))),
+        NodeKind::Not => Some(input(1).map(|a| Val::Int(i64::from(!a.truthy())))),
+        NodeKind::AddF => floats(&mut input, |a, b| a + b),
+        NodeKind::SubF => floats(&mut input, |a, b| a - b),
+        NodeKind::MulF => floats(&mut input, |a, b| a * b),
+        // IEEE division: by zero gives an infinity or NaN, as the constant
+        // folding in `div_f.rs` does. (Simple's evaluator gives 0.)
+        NodeKind::DivF => floats(&mut input, |a, b| a / b),
+        NodeKind::MinusF => Some(input(1).map(|a| Val::Float(-a.float()))),
+        NodeKind::ToFloat => Some(input(1).map(|a| Val::Float(a.number() as f64))),
+        NodeKind::BoolF(op) => {
+            let op = *op;
+            let (a, b) = match (input(1), input(2)) {
+                (Ok(a), Ok(b)) => (a.float(), b.float()),
+                (Err(e), _) | (_, Err(e)) => return Some(Err(e)),
+            };
+            int(i64::from(match op {
+                BoolOp::Eq => a == b,
+                BoolOp::Lt => a < b,
+                BoolOp::Le => a <= b,
+            }))
+        }
         NodeKind::Bool(op) => {
             let op = *op;
             let (a, b) = match (input(1), input(2)) {
@@ -241,6 +316,15 @@ pub(crate) fn pure_value(
         NodeKind::Cast { .. } => Some(input(1)),
         _ => None,
     }
+}
+
+/// A float operator applied to inputs 1 and 2.
+fn floats(input: &mut impl FnMut(usize) -> Eval<Val>, f: fn(f64, f64) -> f64) -> Option<Eval<Val>> {
+    let (a, b) = match (input(1), input(2)) {
+        (Ok(a), Ok(b)) => (a.float(), b.float()),
+        (Err(e), _) | (_, Err(e)) => return Some(Err(e)),
+    };
+    Some(Ok(Val::Float(f(a, b))))
 }
 
 struct Evaluator<'g> {
@@ -280,7 +364,7 @@ impl Evaluator<'_> {
                     self.control_user(c)
                 }
                 NodeKind::If | NodeKind::Never => {
-                    let taken = if self.value(g.in_(c, 1))?.number() != 0 {
+                    let taken = if self.value(g.in_(c, 1))?.truthy() {
                         0
                     } else {
                         1
@@ -428,6 +512,7 @@ impl Evaluator<'_> {
         let o = match v {
             Val::Ptr(o) => *o,
             Val::Null => return Ok(Value::Null),
+            Val::Float(v) => return Ok(Value::Float(*v)),
             other => return Ok(Value::Int(other.number())),
         };
         let g = self.g;

@@ -87,7 +87,7 @@ impl Machine<'_> {
                 }
                 match g.kind(succ) {
                     NodeKind::If | NodeKind::Never => {
-                        let taken = if self.reg(g.in_(succ, 1))?.number() != 0 {
+                        let taken = if self.reg(g.in_(succ, 1))?.truthy() {
                             0
                         } else {
                             1
@@ -285,6 +285,7 @@ impl Machine<'_> {
                 Value::Obj { name, fields }
             }
             Val::Null => Value::Null,
+            Val::Float(v) => Value::Float(*v),
             other => Value::Int(other.number()),
         }
     }

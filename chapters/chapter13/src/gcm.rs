@@ -17,7 +17,7 @@
 //!    one: a `Never` branch, an If whose predicate is the constant 0, whose
 //!    False arm is the new back edge and whose True arm returns 0. It is
 //!    never taken, but now the loop reaches Stop. (Simple's test for "has
-//!    an exit" is a heuristic; see `fix_infinite_loops` for what it misses.)
+//!    an exit" is a heuristic; see `force_exit`.)
 //! 2. **Dominators and loops.** Every control node gets its depth in the
 //!    dominator tree (`idepth`) and its loop nesting depth. The immediate
 //!    dominator of most control nodes is simply their control input; a
@@ -504,11 +504,9 @@ fn fix_infinite_loops(g: &mut Graph, cfg: &Cfg, s: &mut Schedule, stop: NodeId) 
     for n in dead_ends {
         exit_loops_from(g, s, n, stop, &mut seen);
     }
-    // Simple's test for an exit is a heuristic: a loop whose only way out
-    // leads into another loop that never returns (`while(7) while(x) ...;`)
-    // passes it, gets no Never, and stays unreachable from Stop. Simple
-    // then prints `Stop[ ]`; so do we. Nothing below needs every node to
-    // reach Stop: both schedules walk forward from Start.
+    // Simple's test for an exit is a heuristic (see `force_exit`); a loop
+    // it misses stays unreachable from Stop. Nothing below needs every node
+    // to reach Stop: both schedules walk forward from Start.
     true
 }
 
@@ -550,11 +548,20 @@ fn exit_loops_from(g: &mut Graph, s: &mut Schedule, n: NodeId, stop: NodeId, see
 /// control projection) on the way. Otherwise a `Never` branch goes at the
 /// end of the body. It also uses the loop's phis, so that a value feeding
 /// only itself around the loop is still reached when scheduling.
+///
+/// Simple's chapter 12 sharpens the test: an arm does not count when the
+/// If's other arm leads straight into a Loop. That is the shape of an
+/// inner loop's exit that only goes round the outer loop again
+/// (`while(7) while(x) ...;`: the inner loop's way out is the outer
+/// loop's back edge), which chapter 11 took for an exit of the outer loop.
+/// It is still a heuristic, and it errs the safe way: a loop whose exit
+/// leads into the head of the next loop also gets a Never, which is never
+/// taken.
 fn force_exit(g: &mut Graph, s: &mut Schedule, lp: NodeId, stop: NodeId) {
     let back = g.in_(lp, 2);
     let mut x = back;
     while x != lp {
-        if matches!(g.kind(x), NodeKind::CProj { .. }) {
+        if is_exit(g, x) {
             return; // an If arm on the way: the loop has an exit
         }
         x = s.idom(g, x).expect("a loop head dominates its body");
@@ -582,6 +589,23 @@ fn force_exit(g: &mut Graph, s: &mut Schedule, lp: NodeId, stop: NodeId) {
     g.add_def(stop, Some(ret));
     // Like Simple, the new nodes stay untyped: no peephole will see them,
     // and the listing shows no type for them.
+}
+
+/// An arm of an If (or Never) whose other arm does not go straight into a
+/// Loop (as its first control user) that this arm does not enter.
+fn is_exit(g: &Graph, arm: NodeId) -> bool {
+    let NodeKind::CProj { idx, .. } = *g.kind(arm) else {
+        return false;
+    };
+    let iff = g.in_(arm, 0);
+    if !is_if(g, iff) {
+        return false;
+    }
+    let other = crate::eval::projection(g, iff, 1 - idx);
+    let Some(&next) = other.and_then(|o| g.outputs(o).first()) else {
+        return true;
+    };
+    !matches!(g.kind(next), NodeKind::Loop) || g.input(next, 1) == Some(arm)
 }
 
 // ---------------------------------------------------------------------------

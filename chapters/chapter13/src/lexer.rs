@@ -96,9 +96,18 @@ impl<'a> Lexer<'a> {
             .then(|| self.take_while(is_id_letter).to_owned())
     }
 
-    /// The digits of a number literal (the caller checked one is next).
+    /// The text of a number literal (the caller checked one is next): its
+    /// digits, and if a `.` or `e` follows them, everything up to the first
+    /// character that is not a digit, `.` or `e`. As in Simple, this is
+    /// only the shape of a float; whether it is one is for the parser to
+    /// find out (`1.5e3` is, `1.2.3` and `1e` are not).
     pub fn number_string(&mut self) -> &'a str {
-        self.take_while(|c| c.is_ascii_digit())
+        let start = self.pos;
+        self.take_while(|c| c.is_ascii_digit());
+        if matches!(self.peek(), Some('.' | 'e')) {
+            self.take_while(|c| c.is_ascii_digit() || c == '.' || c == 'e');
+        }
+        &self.src[start..self.pos]
     }
 
     /// Whatever comes next, for error messages: an identifier, a number, a

@@ -14,6 +14,7 @@
 
 pub mod codegen;
 pub mod dot;
+pub mod double;
 pub mod error;
 pub mod eval;
 pub mod exec;

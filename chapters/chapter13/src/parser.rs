@@ -6,8 +6,8 @@
 //!
 //! ```text
 //! program    : statement*
-//! statement  : 'return' expr ';' | 'int' id ['=' expr] ';'
-//!            | struct_name ['?'] id ['=' expr] ';' | id '=' expr ';' | expr ';'
+//! statement  : 'return' expr ';' | type id ['=' expr] ';'
+//!            | id '=' expr ';' | expr ';'
 //!            | 'struct' struct_name '{' (type id ';')* '}'
 //!            | '{' statement* '}' | 'if' '(' expr ')' statement ['else' statement]
 //!            | 'while' '(' expr ')' statement | 'break' ';' | 'continue' ';'
@@ -17,9 +17,10 @@
 //! multiplicative : unary (('*' | '/') unary)*
 //! unary      : '-' unary | '!' unary | postfix
 //! postfix    : primary ('.' id)* ['=' expr]
-//! primary    : integer | 'true' | 'false' | 'null' | 'new' struct_name | id
+//! primary    : number | 'true' | 'false' | 'null' | 'new' struct_name | id
 //!            | '(' expr ')'
-//! type       : 'int' | struct_name ['?']
+//! type       : prim_type ['?'] | struct_name ['?']
+//! prim_type  : 'int' | 'flt'
 //! ```
 //!
 //! A field may point to a struct (`struct N { N? next; int i; }`), and a
@@ -45,8 +46,14 @@
 //! MemMerge gathers the slices that were split, over `$mem` for the rest.
 //!
 //! Binary operators associate to the left (`1-2-3` is `(1-2)-3`), as they
-//! do in Simple from this chapter on; the peepholes then put sums into
-//! their canonical left-leaning form.
+//! do in Simple from chapter 9 on; the peepholes then put sums into their
+//! canonical left-leaning form.
+//!
+//! Chapter 12 brings floats. A number with a `.` or an `e` in it is a
+//! `flt` literal. Where an int meets a float, the int is converted
+//! (`ToFloat`): an operator with a float operand becomes its float
+//! flavour (`node::widen`), and an int given to a `flt` variable or field
+//! is converted first. A float never turns back into an int.
 //! Recursion is guarded: the machine stack grows on demand and nesting past
 //! [`MAX_NESTING`] levels is an error, not a crash.
 
@@ -64,9 +71,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 /// The deepest nesting of statements and expressions accepted.
 pub const MAX_NESTING: usize = 50_000;
 
-const KEYWORDS: [&str; 12] = [
-    "break", "continue", "else", "false", "if", "int", "new", "null", "return", "struct", "true",
-    "while",
+const KEYWORDS: [&str; 13] = [
+    "break", "continue", "else", "false", "flt", "if", "int", "new", "null", "return", "struct",
+    "true", "while",
 ];
 
 /// A declared struct: its type and the alias class of its first field (the
@@ -230,9 +237,12 @@ impl<'a> Parser<'a> {
                 p.parse_return()
             } else if p.lexer.matchx("int") {
                 // As in Simple, a `?` after a type is read for any type,
-                // and means nothing for `int`.
+                // and means nothing for `int` or `flt`.
                 p.lexer.matches("?");
                 p.parse_decl(Types::INT_BOT)
+            } else if p.lexer.matchx("flt") {
+                p.lexer.matches("?");
+                p.parse_decl(Types::FLT_BOT)
             } else if p.lexer.matches("{") {
                 p.parse_block()?;
                 p.require("}")
@@ -502,12 +512,13 @@ impl<'a> Parser<'a> {
             }
             return self.require(";");
         };
-        let declared = match declared {
+        let (declared, expr) = match declared {
             Some(t) => {
+                let expr = self.widen_to(expr, t);
                 if !scope::define(&mut self.graph, self.scope, &name, t, expr) {
                     return Err(Error::new(format!("Redefining name '{name}'"), at));
                 }
-                t
+                (t, expr)
             }
             None => {
                 let found = scope::lookup(&mut self.graph, self.scope, &name);
@@ -515,11 +526,23 @@ impl<'a> Parser<'a> {
                 let (Some(_), Some(t)) = (found, t) else {
                     return Err(Error::new(format!("Undefined name '{name}'"), at));
                 };
+                let expr = self.widen_to(expr, t);
                 scope::update(&mut self.graph, self.scope, &name, expr);
-                t
+                (t, expr)
             }
         };
         self.check_type(expr, declared, at)
+    }
+
+    /// An int given to a `flt` variable or field is converted to a float.
+    fn widen_to(&mut self, expr: NodeId, declared: TypeId) -> NodeId {
+        let t = self.graph.ty(expr);
+        if self.graph.types.is_flt(declared) && self.graph.types.is_int(t) {
+            let conv = node::to_float_new(&mut self.graph, expr);
+            self.peephole(conv)
+        } else {
+            expr
+        }
     }
 
     /// Pointer type `t` deepened: if it points to a forward reference whose
@@ -556,9 +579,9 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// A type name, if one is next: `int`, or a struct name making a
-    /// pointer type, nullable with a `?` (read after `int` too, and
-    /// ignored). A name that is no known struct, but is followed by another
+    /// A type name, if one is next: `int`, `flt`, or a struct name making
+    /// a pointer type, nullable with a `?` (read after `int` and `flt` too,
+    /// and ignored). A name that is no known struct, but is followed by another
     /// name (`Node next`), is a struct declared later: a forward reference.
     /// The following name is left for the caller. If no type is next,
     /// nothing is consumed.
@@ -566,8 +589,8 @@ impl<'a> Parser<'a> {
         let start = self.lexer.token_start();
         let name = self.lexer.match_id()?;
         let nil = self.lexer.matches("?");
-        if name == "int" {
-            return Some(Types::INT_BOT);
+        if let Some(t) = prim_type(&name) {
+            return Some(t);
         }
         if let Some(info) = self.structs.get(&name).copied() {
             return Some(self.graph.types.ptr(info.ty, nil));
@@ -590,7 +613,8 @@ impl<'a> Parser<'a> {
         None
     }
 
-    /// `int name [= expr] ;`, `int` already read; without a value, 0.
+    /// `int name [= expr] ;` (or `flt`), the type already read; without a
+    /// value, 0 (or 0.0).
     fn parse_decl(&mut self, declared: TypeId) -> Result<(), Error> {
         let at = self.lexer.token_start();
         let name = self.require_id()?;
@@ -599,14 +623,14 @@ impl<'a> Parser<'a> {
                 .graph
                 .types
                 .make_init(declared)
-                .expect("int has a zero");
+                .expect("int and flt have a zero");
             let c = node::new_constant(&mut self.graph, init);
             self.peephole(c)
         } else {
             self.require("=")?;
             let e = self.parse_expression()?;
             self.require(";")?;
-            e
+            self.widen_to(e, declared)
         };
         self.check_type(expr, declared, at)?;
         if !scope::define(&mut self.graph, self.scope, &name, declared, expr) {
@@ -615,7 +639,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `struct S { int a; S? next; }`, `struct` already read. Each field
+    /// `struct S { int a; flt b; S? next; }`, `struct` already read. Each field
     /// becomes an alias class, bound in the scope as `$N` to the whole
     /// memory `$mem` (made from Start by the first struct) until a store
     /// splits it off. A struct that was only named so far (a forward
@@ -716,6 +740,7 @@ impl<'a> Parser<'a> {
                 let cmp = p.graph.add_node(NodeKind::Bool(op), inputs);
                 let rhs = p.parse_addition()?;
                 p.graph.set_def(cmp, slot, Some(rhs));
+                let cmp = node::widen(&mut p.graph, cmp);
                 lhs = p.peephole(cmp);
                 if negate {
                     let not = p.graph.add_node(NodeKind::Not, vec![None, Some(lhs)]);
@@ -741,6 +766,7 @@ impl<'a> Parser<'a> {
                 let n = p.graph.add_node(kind, vec![None, Some(lhs), None]);
                 let rhs = p.parse_multiplication()?;
                 p.graph.set_def(n, 2, Some(rhs));
+                let n = node::widen(&mut p.graph, n);
                 lhs = p.peephole(n);
                 p.note_operator(n, at);
             }
@@ -763,6 +789,7 @@ impl<'a> Parser<'a> {
                 let n = p.graph.add_node(kind, vec![None, Some(lhs), None]);
                 let rhs = p.parse_unary()?;
                 p.graph.set_def(n, 2, Some(rhs));
+                let n = node::widen(&mut p.graph, n);
                 lhs = p.peephole(n);
                 p.note_operator(n, at);
             }
@@ -788,6 +815,7 @@ impl<'a> Parser<'a> {
             if p.lexer.matches("-") {
                 let operand = p.parse_unary()?;
                 let n = p.graph.add_node(NodeKind::Minus, vec![None, Some(operand)]);
+                let n = node::widen(&mut p.graph, n);
                 return Ok(p.peephole(n));
             }
             if p.lexer.matches("!") {
@@ -819,7 +847,9 @@ impl<'a> Parser<'a> {
             }
             let at = self.lexer.token_start();
             let name = self.require_id()?;
-            // The pointer that is never anything (a null tested not null).
+            // A pointer that can only be null (a test of it proved it
+            // non-null where it is null everywhere): Simple's chapter 12
+            // words.
             if t == Types::PTR_TOP {
                 return Err(Error::new(
                     format!("Accessing field '{name}' from null"),
@@ -851,10 +881,9 @@ impl<'a> Parser<'a> {
                     self.lexer.set_pos(pos - 1);
                 } else {
                     let value = self.parse_expression()?;
+                    let value = self.store_value(value, info.ty, idx);
                     let ctrl = self.ctrl();
                     let mem = self.memory(alias);
-                    // Whether the value fits is checked once the program is
-                    // optimized (`store::error`).
                     let field = StoreField {
                         name: &name,
                         alias,
@@ -879,6 +908,17 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The value stored into field `idx` of struct `obj`: an int going into
+    /// a `flt` field is converted. Whether the value fits the field is
+    /// checked once the program is optimized (`store::error`), as in
+    /// Simple from chapter 13. `obj` is the struct as declared: the one a
+    /// pointer's type names can be its dual, with fields `~int` and `~flt`,
+    /// where the pointer is a phi in dead code.
+    fn store_value(&mut self, value: NodeId, obj: TypeId, idx: usize) -> NodeId {
+        let declared = self.graph.types.field_type(obj, idx);
+        self.widen_to(value, declared)
+    }
+
     /// The current state of alias class `alias`: `$mem` itself until a
     /// store splits the class off.
     fn memory(&mut self, alias: u32) -> NodeId {
@@ -887,7 +927,8 @@ impl<'a> Parser<'a> {
     }
 
     /// `new S`: a New, then a Store of each field's first value: 0 for an
-    /// int, null for a reference (even one declared not null).
+    /// int, 0.0 for a flt, null for a reference (even one declared not
+    /// null).
     fn new_struct(&mut self, info: StructInfo) -> NodeId {
         let ptr = self.graph.types.ptr(info.ty, false);
         let ctrl = self.ctrl();
@@ -908,7 +949,7 @@ impl<'a> Parser<'a> {
                 .graph
                 .types
                 .make_init(declared)
-                .expect("int or pointer");
+                .expect("int, flt or pointer");
             let init = node::new_constant(&mut self.graph, init);
             let init = self.peephole(init);
             let ctrl = self.ctrl();
@@ -925,11 +966,11 @@ impl<'a> Parser<'a> {
         self.graph.unkeep(n)
     }
 
-    /// `integer | '(' expr ')' | 'true' | 'false' | id`
+    /// `number | '(' expr ')' | 'true' | 'false' | id`
     fn parse_primary(&mut self) -> Parsed {
         let at = self.lexer.token_start();
         if self.lexer.is_number() {
-            return self.parse_integer_literal();
+            return self.parse_literal();
         }
         if self.lexer.matches("(") {
             let e = self.parse_expression()?;
@@ -968,10 +1009,25 @@ impl<'a> Parser<'a> {
         self.peephole(c)
     }
 
-    /// `[1-9][0-9]* | 0`, as a 64-bit signed integer.
-    fn parse_integer_literal(&mut self) -> Parsed {
+    /// An int literal, `[1-9][0-9]* | 0`, as a 64-bit signed integer, or a
+    /// flt literal: digits, then `.` or `e`, then more digits, `.`s and
+    /// `e`s, read as a 64-bit IEEE float (as Java's `Double.parseDouble`
+    /// reads it: `1.5`, `2.`, `1e10`, `1.5e3`; there is no sign after the
+    /// `e`, and a literal too large for a double is `Infinity`).
+    fn parse_literal(&mut self) -> Parsed {
         let at = self.lexer.pos();
         let digits = self.lexer.number_string();
+        if digits.contains(['.', 'e']) {
+            let Ok(value) = digits.parse::<f64>() else {
+                return Err(Error::new(
+                    format!("Syntax error: malformed float literal: {digits}"),
+                    at,
+                ));
+            };
+            let ty = self.graph.types.flt(value);
+            let c = node::new_constant(&mut self.graph, ty);
+            return Ok(self.peephole(c));
+        }
         if digits.len() > 1 && digits.starts_with('0') {
             return Err(Error::new(
                 "Syntax error: integer values cannot start with '0'",
@@ -1014,6 +1070,15 @@ impl<'a> Parser<'a> {
         let at = self.lexer.token_start();
         let tok = self.lexer.any_next_token();
         Error::new(format!("Syntax error, expected {expected}: {tok}"), at)
+    }
+}
+
+/// The type a primitive type name stands for: `int` or `flt`.
+fn prim_type(name: &str) -> Option<TypeId> {
+    match name {
+        "int" => Some(Types::INT_BOT),
+        "flt" => Some(Types::FLT_BOT),
+        _ => None,
     }
 }
 

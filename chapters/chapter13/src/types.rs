@@ -8,6 +8,11 @@
 //! own: `IntTop`, every constant, `IntBot`. Control has a two-level one:
 //! `~Ctrl` (dead) above `Ctrl` (live).
 //!
+//! Chapter 12 adds floats, a lattice of the same shape as the integers:
+//! `FltTop`, every 64-bit IEEE constant, `FltBot`. The two meet only at
+//! `Bottom`: an int and a flt are different kinds of value, and the parser
+//! converts an int to a flt explicitly where the language says so.
+//!
 //! Chapter 10 adds memory. A pointer type `*S` (or `*S?` when it may be
 //! null) points to a struct `S`, whose fields are named typed slots. Every
 //! field of every struct is its own *alias class*: a slice of memory that no
@@ -29,6 +34,7 @@
 //! integers, and a tuple of types is a slice of ids. The ids of the common
 //! types are fixed constants.
 
+use crate::double;
 use rustc_hash::FxHashMap;
 use std::fmt::Write;
 
@@ -56,6 +62,8 @@ pub enum Type {
     XCtrl,
     /// An integer lattice element.
     Int(Int),
+    /// A float lattice element.
+    Flt(Flt),
     /// A fixed-size collection of unrelated types, e.g. the values of `Start`.
     Tuple(Box<[TypeId]>),
     /// A slice of memory.
@@ -94,6 +102,18 @@ pub enum Int {
     Bot,
 }
 
+/// The float lattice: top, one constant, or bottom. A constant is kept as
+/// its bits (`f64::to_bits`), so that it can be hashed and compared: `0.0`
+/// and `-0.0` are two constants (they print and divide differently), and
+/// NaN is one constant equal to itself ([`Types::flt`] makes every NaN the
+/// same one).
+#[derive(Copy, Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Flt {
+    Top,
+    Con(u64),
+    Bot,
+}
+
 /// The table of interned types.
 pub struct Types {
     list: Vec<Type>,
@@ -129,6 +149,9 @@ impl Types {
     pub const NULL: TypeId = TypeId(17);
     /// Some pointer that is certainly not null, `*void`.
     pub const VOID_PTR: TypeId = TypeId(18);
+    pub const FLT_TOP: TypeId = TypeId(19);
+    pub const FLT_BOT: TypeId = TypeId(20);
+    pub const FLT_ZERO: TypeId = TypeId(21);
 
     pub fn new() -> Self {
         let mut types = Types {
@@ -161,6 +184,9 @@ impl Types {
             (Self::ptr_type(Self::STRUCT_TOP, false), Self::PTR_TOP),
             (Self::ptr_type(Self::STRUCT_TOP, true), Self::NULL),
             (Self::ptr_type(Self::STRUCT_BOT, false), Self::VOID_PTR),
+            (Type::Flt(Flt::Top), Self::FLT_TOP),
+            (Type::Flt(Flt::Bot), Self::FLT_BOT),
+            (Type::Flt(Flt::Con(0.0f64.to_bits())), Self::FLT_ZERO),
         ];
         for (ty, id) in fixed {
             let got = types.intern(ty);
@@ -187,6 +213,12 @@ impl Types {
     /// The integer constant `value`.
     pub fn int(&mut self, value: i64) -> TypeId {
         self.intern(Type::Int(Int::Con(value)))
+    }
+
+    /// The float constant `value`.
+    pub fn flt(&mut self, value: f64) -> TypeId {
+        let value = if value.is_nan() { f64::NAN } else { value };
+        self.intern(Type::Flt(Flt::Con(value.to_bits())))
     }
 
     pub fn tuple(&mut self, elems: &[TypeId]) -> TypeId {
@@ -333,10 +365,11 @@ impl Types {
     }
 
     /// The value a variable of this type has before it is assigned: 0 for
-    /// integers, null for pointers.
+    /// integers, 0.0 for floats, null for pointers.
     pub fn make_init(&self, id: TypeId) -> Option<TypeId> {
         match self.get(id) {
             Type::Int(_) => Some(Self::INT_ZERO),
+            Type::Flt(_) => Some(Self::FLT_ZERO),
             Type::MemPtr { .. } => Some(Self::NULL),
             _ => None,
         }
@@ -356,6 +389,8 @@ impl Types {
             field,
             Self::INT_ZERO,
             Self::INT_BOT,
+            Self::FLT_ZERO,
+            Self::FLT_BOT,
             mem1,
             Self::MEM_BOT,
             Self::NULL,
@@ -373,16 +408,15 @@ impl Types {
     }
 
     /// Two structs that point to each other, as Simple's tests have them:
-    /// `S1 { a :IntBot; s2 :*S2; }` and `S2 { b :IntBot; s1 :*S1; }`, each
-    /// field pointing to the other's forward reference. (Simple's `S2.b` is
-    /// a float; this chapter has no floats.)
+    /// `S1 { a :IntBot; s2 :*S2; }` and `S2 { b :FltBot; s1 :*S1; }`, each
+    /// field pointing to the other's forward reference.
     pub fn cyclic_pair(&mut self) -> (TypeId, TypeId) {
         let (s1f, s2f) = (self.struct_forward("S1"), self.struct_forward("S2"));
         let (to_s1, to_s2) = (self.ptr(s1f, false), self.ptr(s2f, false));
         let a = self.field("a", Self::INT_BOT);
         let s2_field = self.field("s2", to_s2);
         let s1 = self.struct_of("S1", &[a, s2_field]);
-        let b = self.field("b", Self::INT_BOT);
+        let b = self.field("b", Self::FLT_BOT);
         let s1_field = self.field("s1", to_s1);
         let s2 = self.struct_of("S2", &[b, s1_field]);
         (s1, s2)
@@ -395,6 +429,7 @@ impl Types {
             Type::Ctrl => Self::XCTRL,
             Type::XCtrl | Type::Bottom | Type::Top => Self::BOTTOM,
             Type::Int(_) => Self::INT_BOT,
+            Type::Flt(_) => Self::FLT_BOT,
             // A memory slice stays itself: its class is what it is.
             Type::Mem(_) => id,
             Type::Tuple(elems) => {
@@ -433,17 +468,36 @@ impl Types {
         matches!(self.get(id), Type::Int(_))
     }
 
-    /// An integer constant.
+    /// The value of a float constant type, or `None`.
+    pub fn flt_value(&self, id: TypeId) -> Option<f64> {
+        match self.get(id) {
+            Type::Flt(Flt::Con(bits)) => Some(f64::from_bits(*bits)),
+            _ => None,
+        }
+    }
+
+    pub fn is_flt(&self, id: TypeId) -> bool {
+        matches!(self.get(id), Type::Flt(_))
+    }
+
+    /// An integer or float constant.
     pub fn is_constant(&self, id: TypeId) -> bool {
-        matches!(self.get(id), Type::Int(Int::Con(_)))
+        matches!(
+            self.get(id),
+            Type::Int(Int::Con(_)) | Type::Flt(Flt::Con(_))
+        )
     }
 
     /// Types a Constant node can stand for: constants, and the high types
-    /// (`Top`, `~Ctrl`, `IntTop`) that say the value is never produced.
+    /// (`Top`, `~Ctrl`, `IntTop`, `FltTop`) that say the value is never
+    /// produced.
     pub fn is_high_or_const(&self, id: TypeId) -> bool {
         matches!(
             self.get(id),
-            Type::Top | Type::XCtrl | Type::Int(Int::Con(_) | Int::Top)
+            Type::Top
+                | Type::XCtrl
+                | Type::Int(Int::Con(_) | Int::Top)
+                | Type::Flt(Flt::Con(_) | Flt::Top)
         )
     }
 
@@ -458,6 +512,9 @@ impl Types {
             Type::Int(Int::Top) => Self::INT_BOT,
             Type::Int(Int::Bot) => Self::INT_TOP,
             Type::Int(Int::Con(_)) => id,
+            Type::Flt(Flt::Top) => Self::FLT_BOT,
+            Type::Flt(Flt::Bot) => Self::FLT_TOP,
+            Type::Flt(Flt::Con(_)) => id,
             Type::Tuple(elems) => {
                 let duals: Vec<TypeId> = elems.iter().map(|&e| self.dual(e)).collect();
                 self.tuple(&duals)
@@ -528,6 +585,11 @@ impl Types {
                 // Two different constants: the values could be either.
                 (Int::Con(_), Int::Con(_)) => Self::INT_BOT,
             },
+            (Type::Flt(x), Type::Flt(y)) => match (*x, *y) {
+                (Flt::Bot, _) | (_, Flt::Top) => a,
+                (Flt::Top, _) | (_, Flt::Bot) => b,
+                (Flt::Con(_), Flt::Con(_)) => Self::FLT_BOT,
+            },
             (Type::Mem(x), Type::Mem(y)) => match (*x, *y) {
                 (_, Alias::Top) => a,
                 (Alias::Top, _) => b,
@@ -595,6 +657,9 @@ impl Types {
             Type::Int(Int::Con(v)) => {
                 let _ = write!(out, "{v}");
             }
+            Type::Flt(Flt::Top) => out.push_str("FltTop"),
+            Type::Flt(Flt::Bot) => out.push_str("FltBot"),
+            Type::Flt(Flt::Con(bits)) => out.push_str(&double::format(f64::from_bits(*bits))),
             Type::Tuple(elems) => {
                 out.push_str("[  ");
                 for (i, &e) in elems.iter().enumerate() {
@@ -649,11 +714,13 @@ impl Types {
         s
     }
 
-    /// The short form used in error messages: `int`, `*Bar?`, `null`.
+    /// The short form used in error messages: `int`, `flt`, `*Bar?`, `null`.
     pub fn str(&self, id: TypeId) -> String {
         match self.get(id) {
             Type::Int(Int::Top) => "~int".into(),
             Type::Int(Int::Bot) => "int".into(),
+            Type::Flt(Flt::Top) => "~flt".into(),
+            Type::Flt(Flt::Bot) => "flt".into(),
             Type::MemPtr { obj, nil } if !matches!(id, Self::NULL | Self::VOID_PTR) => {
                 format!("*{}{}", self.str(*obj), if *nil { "?" } else { "" })
             }
@@ -693,6 +760,30 @@ mod tests {
         assert_eq!(t.meet(Types::TOP, one), one);
         assert_eq!(t.meet(Types::CTRL, one), Types::BOTTOM);
         assert_eq!(t.meet(Types::IF_TRUE, Types::IF_FALSE), Types::IF_BOTH);
+    }
+
+    #[test]
+    fn floats_form_a_lattice_of_their_own() {
+        let mut t = Types::new();
+        let (half, two) = (t.flt(0.5), t.flt(2.0));
+        assert_eq!(t.flt(0.0), Types::FLT_ZERO);
+        assert_ne!(t.flt(-0.0), Types::FLT_ZERO);
+        assert_eq!(t.flt(f64::NAN), t.flt(-f64::NAN));
+        assert_eq!(t.meet(half, two), Types::FLT_BOT);
+        assert_eq!(t.meet(Types::FLT_TOP, half), half);
+        assert_eq!(t.join(half, two), Types::FLT_TOP);
+        assert_eq!(t.dual(Types::FLT_BOT), Types::FLT_TOP);
+        assert_eq!(t.dual(half), half);
+        // An int and a flt have nothing in common but Bottom.
+        let one = t.int(1);
+        assert_eq!(t.meet(one, half), Types::BOTTOM);
+        assert_eq!(t.meet(Types::INT_BOT, Types::FLT_BOT), Types::BOTTOM);
+        assert_eq!(t.to_string(half), "0.5");
+        assert_eq!(t.to_string(Types::FLT_BOT), "FltBot");
+        assert_eq!(t.str(Types::FLT_TOP), "~flt");
+        let big = t.flt(1e10);
+        assert_eq!(t.str(big), "1.0E10");
+        assert_eq!(t.make_init(Types::FLT_BOT), Some(Types::FLT_ZERO));
     }
 
     #[test]

@@ -1,5 +1,10 @@
 //! Port of Simple's chapter 13 `TypeTest.java`.
 //!
+//! Our sample of the lattice (`Types::gather`) holds floats too: `0.0`,
+//! `FltBot` and their duals. Simple writes a `gather` for `TypeFloat` but
+//! never calls it, so its lattice test meets a float only inside a struct
+//! (from chapter 13, the field `b` of `S2`).
+//!
 //! Types are interned, so Java's `assertSame` (and `assertEquals`, which on
 //! these types means the same thing) compares `TypeId`s.
 
@@ -82,6 +87,8 @@ fn test_type_ad_hoc() {
 fn test_lattice_theory() {
     let mut t = Types::new();
     let ts = t.gather();
+    // Not in the Java test: the sample has floats in it.
+    assert!(ts.contains(&Types::FLT_BOT) && ts.contains(&Types::FLT_TOP));
 
     // Commutative and complete.
     for &t0 in &ts {

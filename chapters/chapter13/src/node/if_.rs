@@ -25,8 +25,16 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     }
     // A predicate not known yet (high) decides nothing: wait for it to fall.
     let t = g.ty(g.in_(n, 1));
-    if t == Types::TOP || t == Types::INT_TOP {
+    if t == Types::TOP || t == Types::INT_TOP || t == Types::FLT_TOP {
         return Types::IF_NEITHER;
+    }
+    // A float is true when it is not zero (NaN is not zero).
+    if let Some(v) = g.types.flt_value(t) {
+        return if v == 0.0 {
+            Types::IF_FALSE
+        } else {
+            Types::IF_TRUE
+        };
     }
     match g.types.int_value(t) {
         Some(0) => Types::IF_FALSE,

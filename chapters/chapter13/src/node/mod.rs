@@ -11,16 +11,20 @@
 //! one node.
 
 mod add;
+mod add_f;
 mod bool_op;
 mod cast;
 mod constant;
 mod div;
+mod div_f;
 mod if_;
 mod load;
 mod loop_;
 mod mem_merge;
 mod minus;
+mod minus_f;
 mod mul;
+mod mul_f;
 mod new;
 mod not;
 mod phi;
@@ -32,6 +36,8 @@ mod start;
 mod stop;
 mod store;
 mod sub;
+mod sub_f;
+mod to_float;
 
 pub use bool_op::BoolOp;
 pub use cast::new as cast_new;
@@ -46,6 +52,7 @@ pub use scope::ScopeNames;
 pub use start::{add_memory as start_add_memory, new as start_new};
 pub use stop::{new as stop_new, ret};
 pub use store::{new as store_new, Field as StoreField};
+pub use to_float::new as to_float_new;
 
 use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
@@ -74,6 +81,18 @@ pub enum NodeKind {
     Not,
     /// A comparison giving 0 or 1.
     Bool(BoolOp),
+    /// Float arithmetic (chapter 12): `+`, `-`, `*` and `/` of two 64-bit
+    /// IEEE floats, each rounded to the nearest double.
+    AddF,
+    SubF,
+    MulF,
+    DivF,
+    /// Float negation: flips the sign, so `-(0.0)` is `-0.0`.
+    MinusF,
+    /// An int converted to a float.
+    ToFloat,
+    /// A comparison of two floats, giving 0 or 1.
+    BoolF(BoolOp),
     /// Branches on `in(1)`; its true and false arms are projections.
     If,
     /// Selects data element `idx` of Start: `arg` or the whole memory.
@@ -154,7 +173,7 @@ impl NodeKind {
         match self {
             NodeKind::Constant(t) => u64::from(t.index()),
             NodeKind::Proj { idx, .. } | NodeKind::CProj { idx, .. } => *idx as u64,
-            NodeKind::Bool(op) => *op as u64,
+            NodeKind::Bool(op) | NodeKind::BoolF(op) => *op as u64,
             NodeKind::Load { alias, .. } | NodeKind::Store { alias, .. } => u64::from(*alias),
             NodeKind::Cast { ty } => u64::from(ty.index()),
             _ => 0,
@@ -186,6 +205,7 @@ impl NodeKind {
     fn same_op(&self, other: &NodeKind) -> bool {
         match (self, other) {
             (NodeKind::Bool(a), NodeKind::Bool(b)) => a == b,
+            (NodeKind::BoolF(a), NodeKind::BoolF(b)) => a == b,
             _ => std::mem::discriminant(self) == std::mem::discriminant(other),
         }
     }
@@ -211,6 +231,13 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::Minus => "Minus".into(),
         NodeKind::Not => "Not".into(),
         NodeKind::Bool(op) => op.name().into(),
+        NodeKind::AddF => "AddF".into(),
+        NodeKind::SubF => "SubF".into(),
+        NodeKind::MulF => "MulF".into(),
+        NodeKind::DivF => "DivF".into(),
+        NodeKind::MinusF => "MinusF".into(),
+        NodeKind::ToFloat => "ToFloat".into(),
+        NodeKind::BoolF(op) => op.float_name().into(),
         NodeKind::If => "If".into(),
         NodeKind::Proj { label, .. } | NodeKind::CProj { label, .. } => (*label).into(),
         NodeKind::XCtrl => "Xctrl".into(),
@@ -249,7 +276,12 @@ pub fn glabel(g: &Graph, n: NodeId) -> String {
         NodeKind::Mul => "*".into(),
         NodeKind::Div => "//".into(),
         NodeKind::Not => "!".into(),
-        NodeKind::Bool(op) => op.symbol().into(),
+        NodeKind::Bool(op) | NodeKind::BoolF(op) => op.symbol().into(),
+        NodeKind::AddF => "+".into(),
+        NodeKind::SubF | NodeKind::MinusF => "-".into(),
+        NodeKind::MulF => "*".into(),
+        NodeKind::DivF => "/".into(),
+        NodeKind::ToFloat => "(flt)".into(),
         NodeKind::Phi { label, .. } => format!("&phi;_{label}"),
         NodeKind::New { ptr } => {
             let obj = g.types.pointee(*ptr).expect("new makes a pointer");
@@ -300,6 +332,13 @@ pub(crate) fn compute(g: &mut Graph, n: NodeId) -> TypeId {
         NodeKind::Minus => minus::compute(g, n),
         NodeKind::Not => not::compute(g, n),
         NodeKind::Bool(op) => bool_op::compute(g, n, *op),
+        NodeKind::AddF => add_f::compute(g, n),
+        NodeKind::SubF => sub_f::compute(g, n),
+        NodeKind::MulF => mul_f::compute(g, n),
+        NodeKind::DivF => div_f::compute(g, n),
+        NodeKind::MinusF => minus_f::compute(g, n),
+        NodeKind::ToFloat => to_float::compute(g, n),
+        NodeKind::BoolF(op) => bool_op::compute_float(g, n, *op),
         NodeKind::If => if_::compute(g, n),
         NodeKind::Proj { idx, .. } | NodeKind::CProj { idx, .. } => proj::compute(g, n, *idx),
         NodeKind::XCtrl => Types::XCTRL,
@@ -329,6 +368,12 @@ fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         NodeKind::Mul => mul::idealize(g, n),
         NodeKind::Div => div::idealize(g, n),
         NodeKind::Bool(op) => bool_op::idealize(g, n, *op),
+        NodeKind::AddF => add_f::idealize(g, n),
+        NodeKind::SubF => sub_f::idealize(g, n),
+        NodeKind::MulF => mul_f::idealize(g, n),
+        NodeKind::DivF => div_f::idealize(g, n),
+        NodeKind::MinusF => minus_f::idealize(g, n),
+        NodeKind::BoolF(op) => bool_op::idealize_float(g, n, *op),
         NodeKind::If => if_::idealize(g, n),
         NodeKind::Return => return_::idealize(g, n),
         NodeKind::Stop => stop::idealize(g, n),
@@ -553,6 +598,58 @@ fn int_binary(g: &mut Graph, n: NodeId, fold: impl Fn(i64, i64) -> i64) -> TypeI
     }
 }
 
+/// The type of a float binary operation: folded when both sides are
+/// constants, the meet of the sides otherwise, as for integers.
+fn flt_binary(g: &mut Graph, n: NodeId, fold: impl Fn(f64, f64) -> f64) -> TypeId {
+    let (t1, t2) = (g.ty(g.in_(n, 1)), g.ty(g.in_(n, 2)));
+    match (g.types.flt_value(t1), g.types.flt_value(t2)) {
+        (Some(a), Some(b)) => g.types.flt(fold(a, b)),
+        _ => g.types.meet(t1, t2),
+    }
+}
+
+/// The float flavour of an operator, if it has one (Simple's `copyF`).
+fn float_kind(kind: &NodeKind) -> Option<NodeKind> {
+    Some(match kind {
+        NodeKind::Add => NodeKind::AddF,
+        NodeKind::Sub => NodeKind::SubF,
+        NodeKind::Mul => NodeKind::MulF,
+        NodeKind::Div => NodeKind::DivF,
+        NodeKind::Minus => NodeKind::MinusF,
+        NodeKind::Bool(op) => NodeKind::BoolF(*op),
+        _ => return None,
+    })
+}
+
+/// Mixed arithmetic (Simple's `widen`): if an operand of `n`, an operator
+/// the parser has just made and not yet peepholed, is a float, `n` gives
+/// way to the float flavour of its operator, and each int operand is
+/// converted by a ToFloat. This is not a peephole but part of what the
+/// program means (an int `+` wraps around, a flt `+` rounds), so the
+/// parser asks for it before peepholing. Returns the node to use.
+pub fn widen(g: &mut Graph, n: NodeId) -> NodeId {
+    let float_operand =
+        (1..g.n_ins(n)).any(|i| g.input(n, i).is_some_and(|x| g.types.is_flt(g.ty(x))));
+    let kind = match float_kind(g.kind(n)) {
+        Some(kind) if float_operand => kind,
+        _ => return n,
+    };
+    // Made before its operands' conversions, so node ids follow Simple's.
+    let flt = g.add_node(kind, vec![None; g.n_ins(n)]);
+    for i in 1..g.n_ins(n) {
+        let x = g.in_(n, i);
+        let x = if g.types.is_flt(g.ty(x)) {
+            x
+        } else {
+            let conv = to_float::new(g, x);
+            peephole(g, conv)
+        };
+        g.set_def(flt, i, Some(x));
+    }
+    g.kill(n);
+    flt
+}
+
 /// An Add or Mul with an operand that is not an integer, once the program
 /// is optimized: `Cannot 'Add' null`. (Simple checks only these two.)
 fn not_int_operand(g: &Graph, n: NodeId) -> Option<crate::Error> {
@@ -674,7 +771,16 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
             NodeKind::Sub => print_binary(g, n, "-", out),
             NodeKind::Mul => print_binary(g, n, "*", out),
             NodeKind::Div => print_binary(g, n, "/", out),
-            NodeKind::Bool(op) => print_binary(g, n, op.symbol(), out),
+            NodeKind::Bool(op) | NodeKind::BoolF(op) => print_binary(g, n, op.symbol(), out),
+            NodeKind::AddF => print_binary(g, n, "+", out),
+            NodeKind::SubF => print_binary(g, n, "-", out),
+            NodeKind::MulF => print_binary(g, n, "*", out),
+            NodeKind::DivF => print_binary(g, n, "/", out),
+            NodeKind::MinusF => print_unary(g, n, "-", out),
+            NodeKind::ToFloat => {
+                out.push_str("(flt)");
+                print(g, g.in_(n, 1), out);
+            }
             NodeKind::Minus => print_unary(g, n, "-", out),
             NodeKind::Not => print_unary(g, n, "!", out),
             NodeKind::If => if_::print(g, n, out),

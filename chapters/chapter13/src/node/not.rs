@@ -1,5 +1,7 @@
-//! Not: logical negation, 1 for 0 (or null) and 0 for anything else. The
-//! parser makes it for `!x`, and for `!=` as `!(a==b)`.
+//! Not: logical negation, 1 for 0 (or null, or a float zero) and 0 for
+//! anything else. The parser makes it for `!x`, and for `!=` as `!(a==b)`.
+//! Its value is an int even for a float `x`. (Simple types `!x` of a float
+//! not known to be a constant as a float.)
 
 use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
@@ -13,6 +15,14 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
             Types::NULL => g.types.int(1),
             _ if !g.types.is_nullable(t) => Types::INT_ZERO,
             _ => Types::INT_BOT,
+        };
+    }
+    // A float is false only when it is zero (0.0 or -0.0; NaN is true).
+    if g.types.is_flt(t) {
+        return match g.types.flt_value(t) {
+            Some(v) => g.types.int(i64::from(v == 0.0)),
+            None if t == Types::FLT_TOP => Types::INT_TOP,
+            None => Types::INT_BOT,
         };
     }
     match g.types.int_value(t) {

@@ -91,14 +91,23 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     let op = g.in_(n, 1);
     let arithmetic = matches!(
         g.kind(op),
-        NodeKind::Add | NodeKind::Sub | NodeKind::Mul | NodeKind::Div | NodeKind::Bool(_)
+        NodeKind::Add
+            | NodeKind::Sub
+            | NodeKind::Mul
+            | NodeKind::Div
+            | NodeKind::Bool(_)
+            | NodeKind::AddF
+            | NodeKind::SubF
+            | NodeKind::MulF
+            | NodeKind::DivF
+            | NodeKind::BoolF(_)
     );
     if arithmetic
         && g.n_ins(op) == 3
         && g.input(op, 0).is_none()
         && !is_cfg(g, op)
         && same_op(g, n)
-        && int_operands(g, n)
+        && operands_fit(g, n)
     {
         let region = g.in_(n, 0);
         let mut lhss = vec![Some(region)];
@@ -138,11 +147,12 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
 
 /// For `Phi(Region, a, b)` where one input is the zero of its type (0 or
 /// null) and arrives from the false arm of an If testing the other input,
-/// that other input.
+/// that other input. Not for floats: on the false arm a float is `0.0` or
+/// `-0.0`, and the phi's `0.0` is not `-0.0`. (Simple makes no exception.)
 fn null_merge(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     let is_init = |g: &Graph, x: NodeId| {
         let t = g.ty(x);
-        g.types.make_init(t) == Some(t)
+        !g.types.is_flt(t) && g.types.make_init(t) == Some(t)
     };
     let mut nullx = None;
     if is_init(g, g.in_(n, 1)) {
@@ -171,17 +181,21 @@ fn null_merge(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     matches!(g.kind(dom), NodeKind::CProj { idx: 1, .. }).then_some(value)
 }
 
-/// Every operand of every input is an int. The phis made by pulling an
-/// operator down keep this phi's label and declared type, which fit only
-/// int operands: `Phi(p==q, r==s)` compares pointers, and its operand phis
-/// would be pointer phis declared `int` (typed Bot, and bound to the
-/// pointer's name once a loop's useless phi gives way to them).
-fn int_operands(g: &mut Graph, n: NodeId) -> bool {
+/// Every operand of every input fits this phi's declared type. The phis
+/// made by pulling an operator down keep this phi's label and declared
+/// type, which fit only such operands: `Phi(p==q, r==s)` compares
+/// pointers, and its operand phis would be pointer phis declared `int`
+/// (typed Bot, and bound to the pointer's name once a loop's useless phi
+/// gives way to them); `Phi(x<y, z<w)` of floats would make float phis
+/// declared `int`. Int operators under an int phi and float arithmetic
+/// under a flt phi pass.
+fn operands_fit(g: &mut Graph, n: NodeId) -> bool {
+    let declared = declared(g, n);
     (1..g.n_ins(n)).all(|i| {
         let op = g.in_(n, i);
         (1..=2).all(|j| {
             let t = g.ty(g.in_(op, j));
-            g.types.isa(t, Types::INT_BOT)
+            g.types.isa(t, declared)
         })
     })
 }

@@ -306,10 +306,12 @@ pub fn upcast(
         let cast = peephole(g, cast);
         return Some(replace(g, scope, pred, cast));
     }
-    // `!x` where x is a variable: x is zero or null.
+    // `!x` where x is a variable: x is zero or null. (A float may be
+    // `-0.0`, which is not the constant `0.0`: no upcast. Simple makes no
+    // exception.)
     if matches!(g.kind(pred), NodeKind::Not) {
         let x = g.in_(pred, 1);
-        if g.inputs(scope).contains(&Some(x)) {
+        if g.inputs(scope).contains(&Some(x)) && !g.types.is_flt(g.ty(x)) {
             let t = g.ty(x);
             let init = g.types.make_init(t)?;
             if g.types.isa(t, init) {
