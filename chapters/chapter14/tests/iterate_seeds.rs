@@ -27,6 +27,14 @@ const PROGRAMS: &[&str] = &[
     "struct S { int f; }\nS v = new S;\nS t = new S;\nwhile(arg) {\n    arg=arg-1;\n    int f = v.f;\n    v.f = 2;\n    if (arg) arg = f;\n    else v.f = 3;\n}\nreturn arg;\n",
     "struct S { int f; } S s = new S; if (arg == 0) s.f = 1; else if (arg == 1) s.f = 1; return s.f;",
     "struct S { int f; } S v = new S; int i = arg; while (arg > 0) { int j = i / 3; if (arg == 5) v.f = j; arg = arg - 1; } return v.f;",
+    // Chapter 14: narrow types, ranges, the bitwise operators and shifts.
+    "u8 b = arg; int n = 0; while (b != 0) { b = b + 1; n = n + 1; } return n;",
+    "int x = arg; int n = 0; while (x != 0) { n = n + (x & 1); x = x >>> 1; } return n;",
+    "i8 c = arg; i16 s = 0; while (c < 100) { s = s + c; c = c + 7; } return s;",
+    "int d = -1; while (1) { int i = (arg & 7) + (9223372036854775807 - 7); if (arg & 1) i = ((arg&3) + (9223372036854775807 - 3)) & d; return i + -1; }",
+    "int z = 0; while (1) { int j; if (arg&3) { j = arg >> 2; } else { j = (arg >> 3)+z; } return j+1; }",
+    "f32 s = 0; int i = 0; while (i < arg) { s = s + 0.1; i = i + 1; } return s;",
+    "struct P { u8 r; i16 g; f32 b; } P p = new P; int i = 0; while (i < arg) { p.r = p.r + 100; p.g = p.g * 3 + i; p.b = p.b + i; i = i + 1; } return p;",
 ];
 
 /// Renumbers every `Name123` in printed output by order of first appearance.

@@ -278,6 +278,22 @@ const PROGRAMS: &[&str] = &[
     "int v0=0;\n{\n    int v1=0;\n    while(v1) {\n        v1=1+(v0!=0);\n        v0=v1/0;\n    }\n}\n",
     "Stop[ return 9; return 0; return 0; ]",
     "Stop[ return 0; return 0; ]",
+    // Chapter 14: narrow types, the bitwise operators and the shifts.
+    "u8 b = 123;\nwhile( b ) b = b + 456;// Truncate\nreturn b;\n",
+    "return Phi(Loop9,123,((Phi_b+456)&255));",
+    "bool b = 123;\nb = b + 456;// Truncate\nu1 c = b;   // No more truncate needed\nreturn c;\n",
+    "struct Foo { u1 b; }\nFoo f = new Foo;\nf.b = 123;\nreturn f.b;\n",
+    "i8 b = arg;\nb = b + 1;// Truncate\nreturn b;\n",
+    "return (((((arg<<56)>>56)+1)<<56)>>56);",
+    "u16 mask = (1<<16)-1;           // AND mask\nint c = 123456789 & mask;\nreturn c;                       //\n",
+    "int MAX = 9223372036854775807; //0x7FFFFFFFFFFFFFFF;\nint i = (arg&MAX) + -MAX + -1; // Basically (e0) + Long.MIN_VALUE\nint j = -i; // Negating Long.MIN_VALUE wraps, cannot constant fold\nif (arg) j = 1;\nreturn j;\n",
+    "return (arg | 123 ^ 456) >>> 1;\n",
+    "flt f = arg;\narg = f & 0;\nreturn arg;\n",
+    "int z = 0;\nwhile (1) {\n    int j;\n    if (arg&3) {\n        j = arg >> 2;\n    } else {\n        j = (arg >> 3)+z;\n    }\n    return j+1;\n}\n",
+    "flt f = arg;\nbool b;\nif (arg&3) b = f == 1.0;\nelse       b = f == 2.0;\nif (arg&5) b = arg == 1;\nreturn b;\n",
+    "int d = -1;\nwhile (1) {\n    int i = (arg & 7) + (9223372036854775807 - 7);\n    if (arg & 1) i = ((arg&3) + (9223372036854775807 - 3)) & d;\n    return i + -1;\n}\n",
+    "i8  xi8  = 123456789;  if( xi8  !=        21 ) return -8;\ni16 xi16 = 123456789;  if( xi16 !=    -13035 ) return -16;\nu32 ui32 = 123456789;  if( ui32 != 123456789 ) return 32;\nf32 ff32 = 3.141592653589793;  if( ff32 != 3.1415927410125732) return 5;\nreturn 0;\n",
+    "f32 sum = 0;\nint i = 0;\nwhile( i < arg ) {\n    sum = sum + 0.1;\n    i = i + 1;\n}\nreturn sum;\n",
 ];
 
 #[derive(Clone, Copy, Debug)]

@@ -12,25 +12,16 @@
 //! constants, `(phi(1,2)+3)` to `phi(4,5)`, which `phi_con` does for every
 //! associative operator.
 
-use super::{copy_binary, int_binary, new_binary, new_constant, peephole, NodeKind};
+use super::{copy_binary, int_binary_ranges, new_binary, new_constant, peephole, NodeKind};
 use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
 
 pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
-    let (t1, t2) = (g.ty(g.in_(n, 1)), g.ty(g.in_(n, 2)));
-    match g.types.int_bounds(t1).zip(g.types.int_bounds(t2)) {
-        Some((a, b)) if a.is_high() || b.is_high() => Types::INT_TOP,
-        // Constants fold, wrapping around as Java's `long` does.
-        Some((a, b)) if a.is_constant() && b.is_constant() => {
-            g.types.int(a.min.wrapping_add(b.min))
-        }
-        // Ranges add their ends, unless an end overflows.
-        Some((a, b)) => match (a.min.checked_add(b.min), a.max.checked_add(b.max)) {
-            (Some(min), Some(max)) => g.types.int_range(min, max),
-            _ => Types::INT_BOT,
-        },
-        None => int_binary(g, n, i64::wrapping_add),
-    }
+    // Constants fold, wrapping around as Java's `long` does; ranges add
+    // their ends, unless an end overflows.
+    int_binary_ranges(g, n, i64::wrapping_add, |a, b| {
+        Some((a.min.checked_add(b.min)?, a.max.checked_add(b.max)?))
+    })
 }
 
 pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
@@ -43,8 +34,10 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         return Some(lhs);
     }
 
-    // x+x is x*2.
-    if lhs == rhs {
+    // x+x is x*2, unless the sum has a range: a Mul knows none (as in
+    // Simple), and the users of a node replaced by one that knows less
+    // would lose what they know.
+    if lhs == rhs && g.ty(n) == Types::INT_BOT {
         let two = g.types.int(2);
         let two = new_constant(g, two);
         let two = peephole(g, two);

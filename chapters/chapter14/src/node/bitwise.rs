@@ -13,28 +13,21 @@
 
 use super::add::phi_con;
 use crate::graph::{Graph, NodeId};
-use crate::types::{TypeId, Types};
+use crate::types::TypeId;
 
 /// The type of `in(1) & in(2)`.
 pub fn compute_and(g: &mut Graph, n: NodeId) -> TypeId {
-    let (t1, t2) = (g.ty(g.in_(n, 1)), g.ty(g.in_(n, 2)));
-    if g.types.is_high(t1) || g.types.is_high(t2) {
-        return Types::INT_TOP;
-    }
-    match (g.types.int_bounds(t1), g.types.int_bounds(t2)) {
-        (Some(a), Some(b)) if a.is_constant() && b.is_constant() => g.types.int(a.min & b.min),
-        (Some(a), Some(b)) => {
+    super::int_binary_ranges(
+        g,
+        n,
+        |a, b| a & b,
+        |a, b| {
             // The bits that may be set in both; if that excludes the sign
             // bit, the result lies between 0 and the mask.
             let mask = a.mask() & b.mask();
-            if mask < 0 {
-                Types::INT_BOT
-            } else {
-                g.types.int_range(0, mask)
-            }
-        }
-        _ => Types::INT_BOT,
-    }
+            (mask >= 0).then_some((0, mask))
+        },
+    )
 }
 
 /// The type of `in(1) | in(2)` or `in(1) ^ in(2)`, by `fold`: constants

@@ -59,7 +59,7 @@ pub use store::new as store_new;
 pub use to_float::new as to_float_new;
 
 use crate::graph::{Graph, NodeId};
-use crate::types::{TypeId, Types};
+use crate::types::{Int, TypeId, Types};
 
 /// What a node is. The inputs are kept in the graph; a kind carries only the
 /// data that is not an edge.
@@ -668,12 +668,27 @@ fn all_constant_inputs(g: &mut Graph, n: NodeId, dep: NodeId) -> bool {
 /// otherwise (even when a side is not an integer: that is an error the
 /// operator reports, if it can happen).
 fn int_binary(g: &mut Graph, n: NodeId, fold: impl Fn(i64, i64) -> i64) -> TypeId {
+    int_binary_ranges(g, n, fold, |_, _| None)
+}
+
+/// As [`int_binary`], and when the sides are ranges, the range `range`
+/// gives for them, if any (`None`: any integer).
+fn int_binary_ranges(
+    g: &mut Graph,
+    n: NodeId,
+    fold: impl Fn(i64, i64) -> i64,
+    range: impl Fn(Int, Int) -> Option<(i64, i64)>,
+) -> TypeId {
     let (t1, t2) = (g.ty(g.in_(n, 1)), g.ty(g.in_(n, 2)));
     if g.types.is_high(t1) || g.types.is_high(t2) {
         return Types::INT_TOP;
     }
-    match (g.types.int_value(t1), g.types.int_value(t2)) {
-        (Some(a), Some(b)) => g.types.int(fold(a, b)),
+    match (g.types.int_bounds(t1), g.types.int_bounds(t2)) {
+        (Some(a), Some(b)) if a.is_constant() && b.is_constant() => g.types.int(fold(a.min, b.min)),
+        (Some(a), Some(b)) => match range(a, b) {
+            Some((min, max)) => g.types.int_range(min, max),
+            None => Types::INT_BOT,
+        },
         _ => Types::INT_BOT,
     }
 }

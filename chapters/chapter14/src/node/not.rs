@@ -27,12 +27,12 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
             None => Types::INT_BOT,
         };
     }
-    // An integer range without 0 is true, and 0 is false. (Otherwise the
-    // answer is 0 or 1, but Simple says any integer, and so do we.)
+    // An integer range without 0 is true, and 0 is false; otherwise the
+    // answer is 0 or 1. (Simple says any integer there.)
     match g.types.int_bounds(t) {
         Some(i) if i.max < 0 || i.min > 0 => Types::INT_ZERO,
         Some(_) if t == Types::INT_ZERO => g.types.int(1),
-        Some(_) => Types::INT_BOT,
+        Some(_) => Types::BOOL,
         // Neither a number nor a pointer: anything.
         None => Types::BOTTOM,
     }

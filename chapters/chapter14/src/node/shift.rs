@@ -18,7 +18,7 @@
 //! Simple's tests the two agree.
 
 use crate::graph::{Graph, NodeId};
-use crate::types::{Int, TypeId, Types};
+use crate::types::{Int, TypeId};
 
 /// The shift count Java uses: the low six bits.
 pub fn count(b: i64) -> u32 {
@@ -50,23 +50,12 @@ pub fn compute_right(
     fold: fn(i64, i64) -> i64,
     range: fn(Int, i64, i64) -> Option<(i64, i64)>,
 ) -> TypeId {
-    let (t1, t2) = (g.ty(g.in_(n, 1)), g.ty(g.in_(n, 2)));
-    if g.types.is_high(t1) || g.types.is_high(t2) {
-        return Types::INT_TOP;
-    }
-    let (Some(x), Some(s)) = (g.types.int_bounds(t1), g.types.int_bounds(t2)) else {
-        return Types::INT_BOT;
-    };
-    if x.is_constant() && s.is_constant() {
-        return g.types.int(fold(x.min, s.min));
-    }
-    if s.min < 0 || s.max > 63 {
-        return Types::INT_BOT;
-    }
-    match range(x, s.min, s.max) {
-        Some((lo, hi)) => g.types.int_range(lo, hi),
-        None => Types::INT_BOT,
-    }
+    super::int_binary_ranges(g, n, fold, |x, s| {
+        if s.min < 0 || s.max > 63 {
+            return None; // the count wraps around
+        }
+        range(x, s.min, s.max)
+    })
 }
 
 /// `x >> s` for `x` in `x` and `s` in `[s0,s1]`: for a fixed count the

@@ -1,15 +1,21 @@
 //! Sub: `in(1) - in(2)`. `x-x` is known to be 0 whatever `x` is.
+//!
+//! A difference of ranges is a range, as a sum is: `[a,b] - [c,d]` is
+//! `[a-d, b-c]` unless an end overflows. (Simple's Sub knows no ranges;
+//! without them, rewriting `x + (-y)` into `x - y` would lose what the Add
+//! knew.)
 
-use super::{int_binary, new_binary, peephole, NodeKind};
+use super::{int_binary_ranges, new_binary, peephole, NodeKind};
 use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
 
-/// Constants fold; otherwise `x-x` is 0, and anything else any integer.
 pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     if g.in_(n, 1) == g.in_(n, 2) {
         return Types::INT_ZERO;
     }
-    int_binary(g, n, i64::wrapping_sub)
+    int_binary_ranges(g, n, i64::wrapping_sub, |a, b| {
+        Some((a.min.checked_sub(b.max)?, a.max.checked_sub(b.min)?))
+    })
 }
 
 pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
