@@ -93,10 +93,13 @@ impl CodeGen {
     /// Optimizes to a fixed point: revisits every node that may improve
     /// until none does (see `iter.rs`). Then checks what only the optimized
     /// graph can tell: that no field is accessed through a pointer that may
-    /// be null.
+    /// be null, that every store fits its field, that `+` and `*` have
+    /// integers (the error first in the source is reported).
     pub fn iterate(&mut self) -> Result<&mut Self, Error> {
         crate::iter::iterate(&mut self.graph);
-        if let Some(e) = node::first_error(&self.graph, self.stop()) {
+        if let Some(mut e) = node::first_error(&mut self.graph) {
+            // An error with no place of its own points at the end.
+            e.offset = e.offset.min(self.src.len());
             return Err(e);
         }
         let stop = self.stop();

@@ -23,6 +23,13 @@
 //! float returned is shown as Java shows a double (`3.0`, `1.0E10`), as
 //! Simple's evaluator does.
 //!
+//! From chapter 13 a field may hold a reference, so a returned object is
+//! shown with the objects it refers to, each inside its field, the way
+//! Simple's evaluator prints them. References can form cycles (a list whose
+//! last node points back to its head), and shared objects can make the
+//! text grow exponentially; an object met again on its own path, or past
+//! [`SHOWN_OBJECTS`] objects, is shown as `Obj<N> {...}`.
+//!
 //! Chapter 14 adds the bitwise operators and the shifts, on 64-bit values
 //! as Java computes them (a shift count uses its low six bits), and the
 //! rounding of a float to the nearest 32-bit float. Narrow types need
@@ -64,6 +71,42 @@ pub enum Value {
         name: String,
         fields: Vec<(String, Value)>,
     },
+    /// An object of struct `name` not shown again: it is being shown
+    /// already (a cycle of references), or too many objects were shown.
+    Omitted {
+        name: String,
+    },
+}
+
+/// The most objects shown in one returned value; the rest are
+/// [`Value::Omitted`]. (Shared references can make the text of a small
+/// heap exponentially long, and a long list a deep one.)
+pub const SHOWN_OBJECTS: usize = 1000;
+
+/// What is left to show of one returned value: the objects on the path
+/// being shown, and how many more may be.
+#[derive(Default)]
+pub(crate) struct Shown {
+    path: Vec<usize>,
+    shown: usize,
+}
+
+impl Shown {
+    /// Starts showing object `o`, unless it is on the path already or the
+    /// budget is spent (then `false`).
+    pub(crate) fn enter(&mut self, o: usize) -> bool {
+        if self.path.contains(&o) || self.shown >= SHOWN_OBJECTS {
+            return false;
+        }
+        self.shown += 1;
+        self.path.push(o);
+        true
+    }
+
+    /// Object `o`, entered last, is shown.
+    pub(crate) fn leave(&mut self) {
+        self.path.pop();
+    }
 }
 
 impl PartialEq for Value {
@@ -81,6 +124,7 @@ impl PartialEq for Value {
                     fields: fields2,
                 },
             ) => name == name2 && fields == fields2,
+            (Value::Omitted { name }, Value::Omitted { name: name2 }) => name == name2,
             _ => false,
         }
     }
@@ -101,6 +145,7 @@ impl fmt::Display for Value {
                 }
                 f.write_str("\n}")
             }
+            Value::Omitted { name } => write!(f, "Obj<{name}> {{...}}"),
         }
     }
 }
@@ -240,12 +285,12 @@ pub(crate) fn pure_value(
         // Division by zero gives 0, as in Simple.
         NodeKind::Div => both(|a, b| if b == 0 { 0 } else { a.wrapping_div(b) }),
         NodeKind::Minus => Some(input(1).map(|a| Val::Int(a.number().wrapping_neg()))),
-        NodeKind::And { .. } => both(|a, b| a & b),
-        NodeKind::Or { .. } => both(|a, b| a | b),
-        NodeKind::Xor { .. } => both(|a, b| a ^ b),
-        NodeKind::Shl { .. } => both(shift::shl),
-        NodeKind::Sar { .. } => both(shift::sar),
-        NodeKind::Shr { .. } => both(shift::shr),
+        NodeKind::And => both(|a, b| a & b),
+        NodeKind::Or => both(|a, b| a | b),
+        NodeKind::Xor => both(|a, b| a ^ b),
+        NodeKind::Shl => both(shift::shl),
+        NodeKind::Sar => both(shift::sar),
+        NodeKind::Shr => both(shift::shr),
         NodeKind::RoundF32 => Some(input(1).map(|a| Val::Float(round_f32::round(a.float())))),
         NodeKind::Not => Some(input(1).map(|a| Val::Int(i64::from(!a.truthy())))),
         NodeKind::AddF => floats(&mut input, |a, b| a + b),
@@ -340,7 +385,8 @@ impl Evaluator<'_> {
                 }
                 NodeKind::Return => {
                     let v = self.value(g.in_(c, 1))?;
-                    return Ok(Outcome::Value(self.snapshot(c, &v, &mut Vec::new())?));
+                    let shown = &mut Shown::default();
+                    return Ok(Outcome::Value(self.snapshot(c, &v, shown)?));
                 }
                 NodeKind::CProj { .. } => {
                     self.allocate(c);
@@ -472,9 +518,9 @@ impl Evaluator<'_> {
     }
 
     /// The value returned by `ret`, with objects read out of the final
-    /// memory state (the Return's memory inputs). `path` holds the objects
-    /// being shown, so that a cycle of references ends.
-    fn snapshot(&self, ret: NodeId, v: &Val, path: &mut Vec<usize>) -> Eval<Value> {
+    /// memory state (the Return's memory inputs), and the objects their
+    /// fields refer to in turn.
+    fn snapshot(&self, ret: NodeId, v: &Val, shown: &mut Shown) -> Eval<Value> {
         let o = match v {
             Val::Ptr(o) => *o,
             Val::Null => return Ok(Value::Null),
@@ -484,11 +530,9 @@ impl Evaluator<'_> {
         let g = self.g;
         let ty = self.objects.borrow()[o];
         let name = g.types.struct_name(ty).unwrap_or("?").to_owned();
-        if path.contains(&o) {
-            let fields = Vec::new();
-            return Ok(Value::Obj { name, fields });
+        if !shown.enter(o) {
+            return Ok(Value::Omitted { name });
         }
-        path.push(o);
         let mut fields = Vec::new();
         let first = self.first_alias.get(&ty).copied().unwrap_or(0);
         for idx in 0..g.types.field_count(ty) {
@@ -501,14 +545,14 @@ impl Evaluator<'_> {
             });
             let value = match slice {
                 Some(m) => match memory(self.value(m)?).read(o) {
-                    Some(fv) => self.snapshot(ret, &fv.clone(), path)?,
+                    Some(fv) => self.snapshot(ret, &fv.clone(), shown)?,
                     None => Value::Null,
                 },
                 None => Value::Null,
             };
             fields.push((g.types.field_name(ty, idx), value));
         }
-        path.pop();
+        shown.leave();
         Ok(Value::Obj { name, fields })
     }
 }

@@ -15,12 +15,12 @@
 //! anti-dependences), every value computed before its uses. The fuzzer and
 //! the tests compare them.
 
-use crate::eval::{projection, pure_value, Eval, Memory, Outcome, Val, Value};
+use crate::eval::{projection, pure_value, Eval, Memory, Outcome, Shown, Val, Value};
 use crate::gcm::{block, is_block_head};
 use crate::graph::{Graph, NodeId};
 use crate::node::{is_cfg, NodeKind};
 use crate::types::TypeId;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// An object on the heap: its struct type and its fields, by index.
 struct Object {
@@ -99,7 +99,7 @@ impl Machine<'_> {
                     }
                     NodeKind::Return => {
                         let v = self.reg(g.in_(succ, 1))?;
-                        let shown = self.snapshot(&v, &mut Vec::new());
+                        let shown = self.snapshot(&v, &mut Shown::default());
                         return Ok(Outcome::Value(shown));
                     }
                     _ => c = succ,
@@ -153,9 +153,11 @@ impl Machine<'_> {
         let mut work: Vec<NodeId> = g.outputs(blk).to_vec();
         // Pinned nodes hang off a control node that need not be the head
         // (a New after an If in the same block); look one level down too.
-        let mut seen = vec![false; g.len() + 1];
+        // The sets are the block's size, not the graph's: there is a body
+        // per block.
+        let mut seen: FxHashSet<NodeId> = FxHashSet::default();
         while let Some(n) = work.pop() {
-            if std::mem::replace(&mut seen[n.nid() as usize], true) {
+            if !seen.insert(n) {
                 continue;
             }
             if is_cfg(g, n) {
@@ -171,26 +173,25 @@ impl Machine<'_> {
         }
         members.sort();
         // Order by dependences inside the block, depth first.
-        let inside: FxHashMap<NodeId, ()> = members.iter().map(|&n| (n, ())).collect();
-        let mut done = vec![false; g.len() + 1];
+        let inside: FxHashSet<NodeId> = members.iter().copied().collect();
+        let mut done: FxHashSet<NodeId> = FxHashSet::default();
         let mut order = Vec::with_capacity(members.len());
         for &n in &members {
             let mut stack = vec![(n, 0usize)];
             while let Some((x, i)) = stack.pop() {
-                if i == 0 && done[x.nid() as usize] {
+                if i == 0 && done.contains(&x) {
                     continue;
                 }
                 if let Some(def) = (i..g.n_ins(x)).find_map(|j| {
                     g.input(x, j)
-                        .filter(|d| j > 0 && inside.contains_key(d) && !done[d.nid() as usize])
+                        .filter(|d| j > 0 && inside.contains(d) && !done.contains(d))
                         .map(|d| (j, d))
                 }) {
                     stack.push((x, def.0 + 1));
                     stack.push((def.1, 0));
                     continue;
                 }
-                if !done[x.nid() as usize] {
-                    done[x.nid() as usize] = true;
+                if done.insert(x) {
                     order.push(x);
                 }
             }
@@ -261,27 +262,26 @@ impl Machine<'_> {
         Ok((o, field))
     }
 
-    /// What the program returns, with objects shown by their fields now.
-    fn snapshot(&self, v: &Val, path: &mut Vec<usize>) -> Value {
+    /// What the program returns, with objects shown by their fields now,
+    /// and the objects those refer to in turn.
+    fn snapshot(&self, v: &Val, shown: &mut Shown) -> Value {
         match v {
             Val::Ptr(o) => {
                 let obj = &self.heap[*o];
                 let name = self.g.types.struct_name(obj.ty).unwrap_or("?").to_owned();
-                if path.contains(o) {
-                    let fields = Vec::new();
-                    return Value::Obj { name, fields };
+                if !shown.enter(*o) {
+                    return Value::Omitted { name };
                 }
-                path.push(*o);
                 let fields = (0..obj.fields.len())
                     .map(|i| {
                         let value = match &obj.fields[i] {
-                            Some(f) => self.snapshot(f, path),
+                            Some(f) => self.snapshot(f, shown),
                             None => Value::Null,
                         };
                         (self.g.types.field_name(obj.ty, i), value)
                     })
                     .collect();
-                path.pop();
+                shown.leave();
                 Value::Obj { name, fields }
             }
             Val::Null => Value::Null,

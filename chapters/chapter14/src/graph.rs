@@ -335,6 +335,10 @@ pub struct Graph {
     deps: DepLists,
     /// Every control node ever made, in order (some may be dead).
     control: Vec<NodeId>,
+    /// Where the parser read the operator of each Add and Mul, bitwise
+    /// operator and shift it made, for the errors that only the optimized
+    /// graph shows (`Cannot 'Add' null`).
+    pub operator_at: FxHashMap<NodeId, u32>,
 }
 
 impl Graph {
@@ -351,6 +355,7 @@ impl Graph {
             work: WorkList::new(123),
             deps: DepLists::default(),
             control: Vec::new(),
+            operator_at: FxHashMap::default(),
         }
     }
 

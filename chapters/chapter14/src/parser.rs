@@ -6,9 +6,9 @@
 //!
 //! ```text
 //! program    : statement*
-//! statement  : 'return' expr ';' | prim_type id ['=' expr] ';'
-//!            | struct_name ['?'] id ['=' expr] ';' | id '=' expr ';' | expr ';'
-//!            | 'struct' struct_name '{' (prim_type id ';')* '}' statement
+//! statement  : 'return' expr ';' | type id ['=' expr] ';'
+//!            | id '=' expr ';' | expr ';'
+//!            | 'struct' struct_name '{' (type id ';')* '}'
 //!            | '{' statement* '}' | 'if' '(' expr ')' statement ['else' statement]
 //!            | 'while' '(' expr ')' statement | 'break' ';' | 'continue' ';'
 //!            | '#showGraph' ';' | ';'
@@ -21,9 +21,20 @@
 //! postfix    : primary ('.' id)* ['=' expr]
 //! primary    : number | 'true' | 'false' | 'null' | 'new' struct_name | id
 //!            | '(' expr ')'
+//! type       : prim_type ['?'] | struct_name ['?']
 //! prim_type  : 'int' | 'i64' | 'i32' | 'i16' | 'i8' | 'u32' | 'u16' | 'u8'
 //!            | 'byte' | 'u1' | 'bool' | 'flt' | 'f64' | 'f32'
 //! ```
+//!
+//! A field may point to a struct (`struct N { N? next; int i; }`), and a
+//! struct may be named before it is declared. A name in a type's place
+//! that is not a known struct but is followed by an identifier is taken for
+//! a struct declared later: a *forward reference*, a struct type with no
+//! fields yet. A field or variable of that type keeps pointing to the
+//! forward struct; a field access looks the struct up by name, so it finds
+//! the fields once the struct is declared, and so does the check of a
+//! declaration's value (`check_type`). `new` of a struct not yet declared
+//! is an error.
 //!
 //! Memory is threaded through the scope like any variable, under names no
 //! program can spell, and it is split lazily. The first `struct` binds
@@ -65,10 +76,10 @@ use crate::graph::{Graph, NodeId};
 use crate::lexer::Lexer;
 use crate::node::{
     self, cproj_new, if_new, load_new, loop_new, mem_merge_new, new_new, proj_new, return_new,
-    round_f32_new, scope, store_new, BoolOp, NodeKind,
+    round_f32_new, scope, store_new, BoolOp, NodeKind, StoreField,
 };
 use crate::types::{TypeId, Types, PRIMITIVE_TYPES};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The deepest nesting of statements and expressions accepted.
 pub const MAX_NESTING: usize = 50_000;
@@ -105,6 +116,8 @@ pub struct Parser<'a> {
     depth: usize,
     /// The structs declared so far, by name.
     structs: FxHashMap<String, StructInfo>,
+    /// The names used as a type before their struct was declared.
+    forward: FxHashSet<String>,
     /// The alias class the next declared field gets. Class 1 stands for all
     /// of memory (`$mem`); fields count from 2.
     next_alias: u32,
@@ -161,6 +174,7 @@ impl<'a> Parser<'a> {
             break_scope: None,
             depth: 0,
             structs: FxHashMap::default(),
+            forward: FxHashSet::default(),
             next_alias: 2,
         }
     }
@@ -236,8 +250,12 @@ impl<'a> Parser<'a> {
             if p.lexer.matchx("return") {
                 p.parse_return()
             } else if p.lexer.matchx("int") {
+                // As in Simple, a `?` after a type is read for any type,
+                // and means nothing for `int` or `flt`.
+                p.lexer.matches("?");
                 p.parse_decl(Types::INT_BOT)
             } else if p.lexer.matchx("flt") {
+                p.lexer.matches("?");
                 p.parse_decl(Types::FLT_BOT)
             } else if p.lexer.matches("{") {
                 p.parse_block()?;
@@ -290,8 +308,11 @@ impl<'a> Parser<'a> {
         self.scope = f_scope;
         self.set_ctrl(if_false);
         self.graph.unkeep(if_false);
+        // On the false arm the predicate is known false (a pointer null),
+        // with or without an `else`: after `if (!p) return 0;` the code
+        // that follows knows `p` is not null.
+        scope::upcast(&mut self.graph, self.scope, if_false, pred, true);
         if self.lexer.matchx("else") {
-            scope::upcast(&mut self.graph, self.scope, if_false, pred, true);
             self.parse_statement()?;
             f_scope = self.scope;
         }
@@ -508,7 +529,7 @@ impl<'a> Parser<'a> {
         let (declared, expr) = match declared {
             Some(t) => {
                 let expr = self.widen_to(expr, t);
-                let expr = self.zs_mask(expr, t, at);
+                let expr = self.zs_mask(expr, t);
                 if !scope::define(&mut self.graph, self.scope, &name, t, expr) {
                     return Err(Error::new(format!("Redefining name '{name}'"), at));
                 }
@@ -521,7 +542,7 @@ impl<'a> Parser<'a> {
                     return Err(Error::new(format!("Undefined name '{name}'"), at));
                 };
                 let expr = self.widen_to(expr, t);
-                let expr = self.zs_mask(expr, t, at);
+                let expr = self.zs_mask(expr, t);
                 scope::update(&mut self.graph, self.scope, &name, expr);
                 (t, expr)
             }
@@ -546,14 +567,12 @@ impl<'a> Parser<'a> {
     /// a signed one shifts them to the top and arithmetically back down,
     /// which copies its sign bit into the bits above (`(val<<56)>>56` for
     /// an `i8`), and a float is rounded to an `f32`. The widths come from
-    /// the type (`Types::int_bits`), as the layout in memory does. `at` is
-    /// where the assignment is, for the operators' errors.
-    fn zs_mask(&mut self, val: NodeId, t: TypeId, at: usize) -> NodeId {
+    /// the type (`Types::int_bits`), as the layout in memory does.
+    fn zs_mask(&mut self, val: NodeId, t: TypeId) -> NodeId {
         let tv = self.graph.ty(val);
         if self.graph.types.isa(tv, t) {
             return val;
         }
-        let at = node::source_offset(at);
         if self.graph.types.is_flt(tv) && self.graph.types.is_flt(t) {
             let round = round_f32_new(&mut self.graph, val);
             return self.peephole(round);
@@ -568,21 +587,38 @@ impl<'a> Parser<'a> {
         }
         if range.min == 0 {
             let mask = self.constant(range.max);
-            let and = node::new_binary(&mut self.graph, NodeKind::And { at }, val, mask);
+            let and = node::new_binary(&mut self.graph, NodeKind::And, val, mask);
             return self.peephole(and);
         }
         let shift = self.constant(i64::from(64 - bits));
         self.graph.keep(shift);
-        let up = node::new_binary(&mut self.graph, NodeKind::Shl { at }, val, shift);
+        let up = node::new_binary(&mut self.graph, NodeKind::Shl, val, shift);
         let up = self.peephole(up);
         self.graph.unkeep(shift);
-        let down = node::new_binary(&mut self.graph, NodeKind::Sar { at }, up, shift);
+        let down = node::new_binary(&mut self.graph, NodeKind::Sar, up, shift);
         self.peephole(down)
     }
 
-    /// The value's type must fit the variable's declared type.
+    /// Pointer type `t` deepened: if it points to a forward reference whose
+    /// struct has been declared since, a pointer to that struct instead.
+    /// A field `N? next` of `struct N` points to the forward `N`, and a
+    /// pointer to the forward `N` is no pointer to the declared `N`, but
+    /// what it points to is the same struct.
+    fn deepen(&mut self, t: TypeId) -> TypeId {
+        let types = &mut self.graph.types;
+        if let Some(obj) = types.pointee(t).filter(|&obj| types.is_forward(obj)) {
+            let name = types.struct_name(obj).expect("a struct");
+            if let Some(info) = self.structs.get(name) {
+                return types.ptr_to(t, info.ty);
+            }
+        }
+        t
+    }
+
+    /// The value's type, deepened, must fit the variable's declared type.
     fn check_type(&mut self, expr: NodeId, declared: TypeId, at: usize) -> Result<(), Error> {
         let t = self.graph.ty(expr);
+        let t = self.deepen(t);
         if self.graph.types.isa(t, declared) {
             return Ok(());
         }
@@ -598,16 +634,34 @@ impl<'a> Parser<'a> {
     }
 
     /// A type name, if one is next: `int`, `flt`, or a struct name making
-    /// a pointer type, nullable with a `?`. Otherwise nothing is consumed.
+    /// a pointer type, nullable with a `?` (read after `int` and `flt` too,
+    /// and ignored). A name that is no known struct, but is followed by another
+    /// name (`Node next`), is a struct declared later: a forward reference.
+    /// The following name is left for the caller. If no type is next,
+    /// nothing is consumed.
     fn parse_type(&mut self) -> Option<TypeId> {
         let start = self.lexer.token_start();
         let name = self.lexer.match_id()?;
+        let nil = self.lexer.matches("?");
         if let Some(t) = prim_type(&name) {
             return Some(t);
         }
         if let Some(info) = self.structs.get(&name).copied() {
-            let nil = self.lexer.matches("?");
             return Some(self.graph.types.ptr(info.ty, nil));
+        }
+        // A keyword is no struct name (Simple's parser does not check, so
+        // `new S;` would declare `S` of a struct type named `new`).
+        if !KEYWORDS.contains(&name.as_str()) && !self.forward.contains(&name) {
+            let after = self.lexer.pos();
+            let next_is_name = self.lexer.match_id().is_some();
+            self.lexer.set_pos(after);
+            if next_is_name {
+                self.forward.insert(name.clone());
+            }
+        }
+        if self.forward.contains(&name) {
+            let obj = self.graph.types.struct_forward(&name);
+            return Some(self.graph.types.ptr(obj, nil));
         }
         self.lexer.set_pos(start);
         None
@@ -639,10 +693,11 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// `struct S { int a; flt b; }`, `struct` already read, and then the
-    /// statement after it. Each field becomes an alias class, bound in the
-    /// scope as `$N` to the whole memory `$mem` (made from Start by the
-    /// first struct) until a store splits it off.
+    /// `struct S { int a; flt b; S? next; }`, `struct` already read. Each field
+    /// becomes an alias class, bound in the scope as `$N` to the whole
+    /// memory `$mem` (made from Start by the first struct) until a store
+    /// splits it off. A struct that was only named so far (a forward
+    /// reference) is now declared; one declared already cannot be again.
     fn parse_struct(&mut self) -> Result<(), Error> {
         // Memory slices live in the program's outermost block, so that
         // they outlive every statement that may use them.
@@ -657,7 +712,7 @@ impl<'a> Parser<'a> {
         let mut fields: Vec<TypeId> = Vec::new();
         while !self.lexer.peek_is('}') && !self.lexer.is_eof() {
             let at = self.lexer.token_start();
-            let Some(ty) = self.lexer.match_id().as_deref().and_then(prim_type) else {
+            let Some(ty) = self.parse_type() else {
                 // Simple's words, which name the token found and then the
                 // one after it.
                 self.lexer.set_pos(at);
@@ -700,7 +755,7 @@ impl<'a> Parser<'a> {
             let mem = self.graph.types.mem(alias);
             scope::define(&mut self.graph, self.scope, &mem_name(alias), mem, all);
         }
-        self.parse_statement()
+        Ok(())
     }
 
     fn parse_expression(&mut self) -> Parsed {
@@ -715,13 +770,13 @@ impl<'a> Parser<'a> {
     fn parse_bitwise(&mut self) -> Parsed {
         let mut lhs = self.parse_comparison()?;
         loop {
-            let at = node::source_offset(self.lexer.token_start());
+            let at = self.lexer.token_start();
             let kind = if self.lexer.matches("&") {
-                NodeKind::And { at }
+                NodeKind::And
             } else if self.lexer.matches("|") {
-                NodeKind::Or { at }
+                NodeKind::Or
             } else if self.lexer.matches("^") {
-                NodeKind::Xor { at }
+                NodeKind::Xor
             } else {
                 return Ok(lhs);
             };
@@ -729,6 +784,7 @@ impl<'a> Parser<'a> {
             let rhs = self.parse_comparison()?;
             self.graph.set_def(n, 2, Some(rhs));
             lhs = self.peephole(n);
+            self.note_operator(n, at);
         }
     }
 
@@ -780,13 +836,13 @@ impl<'a> Parser<'a> {
     fn parse_shift(&mut self) -> Parsed {
         let mut lhs = self.parse_addition()?;
         loop {
-            let at = node::source_offset(self.lexer.token_start());
+            let at = self.lexer.token_start();
             let kind = if self.lexer.matches("<<") {
-                NodeKind::Shl { at }
+                NodeKind::Shl
             } else if self.lexer.matches(">>>") {
-                NodeKind::Shr { at }
+                NodeKind::Shr
             } else if self.lexer.matches(">>") {
-                NodeKind::Sar { at }
+                NodeKind::Sar
             } else {
                 return Ok(lhs);
             };
@@ -795,6 +851,7 @@ impl<'a> Parser<'a> {
             self.graph.set_def(n, 2, Some(rhs));
             let n = node::widen(&mut self.graph, n);
             lhs = self.peephole(n);
+            self.note_operator(n, at);
         }
     }
 
@@ -803,6 +860,7 @@ impl<'a> Parser<'a> {
         self.nested(|p| {
             let mut lhs = p.parse_multiplication()?;
             loop {
+                let at = p.lexer.token_start();
                 let kind = if p.lexer.matches("+") {
                     NodeKind::Add
                 } else if p.lexer.matches("-") {
@@ -815,6 +873,7 @@ impl<'a> Parser<'a> {
                 p.graph.set_def(n, 2, Some(rhs));
                 let n = node::widen(&mut p.graph, n);
                 lhs = p.peephole(n);
+                p.note_operator(n, at);
             }
         })
     }
@@ -824,6 +883,7 @@ impl<'a> Parser<'a> {
         self.nested(|p| {
             let mut lhs = p.parse_unary()?;
             loop {
+                let at = p.lexer.token_start();
                 let kind = if p.lexer.matches("*") {
                     NodeKind::Mul
                 } else if p.lexer.matches("/") {
@@ -836,8 +896,32 @@ impl<'a> Parser<'a> {
                 p.graph.set_def(n, 2, Some(rhs));
                 let n = node::widen(&mut p.graph, n);
                 lhs = p.peephole(n);
+                p.note_operator(n, at);
             }
         })
+    }
+
+    /// Remembers that the operator at `at` made node `first` and whatever
+    /// its peephole made after it: each Add and Mul, bitwise operator and
+    /// shift among them gets this place, which the check after
+    /// optimization names (`Cannot 'Add' null`, `Cannot '&' FltBot`).
+    fn note_operator(&mut self, first: NodeId, at: usize) {
+        let at = node::source_offset(at);
+        for n in self.graph.ids().skip(first.nid() as usize - 1) {
+            if matches!(
+                self.graph.kind(n),
+                NodeKind::Add
+                    | NodeKind::Mul
+                    | NodeKind::And
+                    | NodeKind::Or
+                    | NodeKind::Xor
+                    | NodeKind::Shl
+                    | NodeKind::Sar
+                    | NodeKind::Shr
+            ) {
+                self.graph.operator_at.entry(n).or_insert(at);
+            }
+        }
     }
 
     /// `'-' unary | '!' unary | postfix`
@@ -878,13 +962,24 @@ impl<'a> Parser<'a> {
             }
             let at = self.lexer.token_start();
             let name = self.require_id()?;
+            // A pointer that can only be null (a test of it proved it
+            // non-null where it is null everywhere): Simple's chapter 12
+            // words.
+            if t == Types::PTR_TOP {
+                return Err(Error::new(
+                    format!("Accessing field '{name}' from null"),
+                    at,
+                ));
+            }
+            // The struct is looked up by name: a pointer to a forward
+            // reference finds the fields declared since.
             let obj = self.graph.types.pointee(t).expect("a pointer type");
-            let field = self.graph.types.field_index(obj, &name);
             let info = self
                 .graph
                 .types
                 .struct_name(obj)
                 .and_then(|s| self.structs.get(s).copied());
+            let field = info.and_then(|info| self.graph.types.field_index(info.ty, &name));
             let (Some(idx), Some(info)) = (field, info) else {
                 let shown = self.graph.types.str(t);
                 return Err(Error::new(
@@ -893,6 +988,7 @@ impl<'a> Parser<'a> {
                 ));
             };
             let alias = info.first_alias + idx as u32;
+            let declared = self.graph.types.field_type(info.ty, idx);
             if self.lexer.matches("=") {
                 if self.lexer.peek_is('=') {
                     // It was `==`: put the first '=' back.
@@ -900,16 +996,27 @@ impl<'a> Parser<'a> {
                     self.lexer.set_pos(pos - 1);
                 } else {
                     let value = self.parse_expression()?;
-                    let value = self.store_value(value, obj, idx, at)?;
+                    let value = self.store_value(value, info.ty, idx);
                     let ctrl = self.ctrl();
                     let mem = self.memory(alias);
-                    let st = store_new(&mut self.graph, &name, alias, at, ctrl, mem, expr, value);
+                    let field = StoreField {
+                        name: &name,
+                        alias,
+                        declared,
+                        init: false,
+                    };
+                    let st = store_new(&mut self.graph, field, at, ctrl, mem, expr, value);
                     let st = self.peephole(st);
                     scope::update(&mut self.graph, self.scope, &mem_name(alias), st);
                     return Ok(expr);
                 }
             }
-            let declared = self.graph.types.field_type(obj, idx);
+            // A pointer loaded may be null, whatever the field says: every
+            // reference field starts out null. And it points to the struct
+            // as declared by now, as a pointer made by `new` does: a loop
+            // variable that takes both (`head = head.next`) keeps one type.
+            let declared = self.graph.types.glb(declared);
+            let declared = self.deepen(declared);
             let mem = self.memory(alias);
             let load = load_new(&mut self.graph, &name, alias, declared, at, mem, expr);
             expr = self.peephole(load);
@@ -917,24 +1024,15 @@ impl<'a> Parser<'a> {
     }
 
     /// The value stored into field `idx` of struct `obj`: an int going into
-    /// a `flt` field is converted. A float must not go into an int field,
-    /// nor anything but a number into a `flt` field. (Simple checks
-    /// neither; an int field, as in chapter 11, takes any value.)
-    fn store_value(
-        &mut self,
-        value: NodeId,
-        obj: TypeId,
-        idx: usize,
-        at: usize,
-    ) -> Result<NodeId, Error> {
+    /// a `flt` field is converted. Whether the value fits the field is
+    /// checked once the program is optimized (`store::error`), as in
+    /// Simple from chapter 13. `obj` is the struct as declared: the one a
+    /// pointer's type names can be its dual, with fields `~int` and `~flt`,
+    /// where the pointer is a phi in dead code.
+    fn store_value(&mut self, value: NodeId, obj: TypeId, idx: usize) -> NodeId {
         let declared = self.graph.types.field_type(obj, idx);
         let value = self.widen_to(value, declared);
-        let value = self.zs_mask(value, declared, at);
-        let t = self.graph.ty(value);
-        if self.graph.types.is_flt(declared) || self.graph.types.is_flt(t) {
-            self.check_type(value, declared, at)?;
-        }
-        Ok(value)
+        self.zs_mask(value, declared)
     }
 
     /// The current state of alias class `alias`: `$mem` itself until a
@@ -944,36 +1042,40 @@ impl<'a> Parser<'a> {
             .expect("memory slices stay in scope")
     }
 
-    /// `new S`: a New, then a Store of each field's zero (0, or 0.0 for a
-    /// `flt` field; Simple stores the int 0 in every field).
+    /// `new S`: a New, then a Store of each field's first value: 0 for an
+    /// int, 0.0 for a flt, null for a reference (even one declared not
+    /// null).
     fn new_struct(&mut self, info: StructInfo) -> NodeId {
         let ptr = self.graph.types.ptr(info.ty, false);
         let ctrl = self.ctrl();
         let n = new_new(&mut self.graph, ptr, ctrl);
         let n = self.peephole(n);
         self.graph.keep(n);
-        let zero = self.graph.zero();
         let count = self.graph.types.field_count(info.ty);
         let at = self.lexer.pos();
         for alias in info.first_alias..info.first_alias + count as u32 {
             let obj = info.ty;
-            let name = self
-                .graph
-                .types
-                .field_name(obj, (alias - info.first_alias) as usize);
-            let ty = self
-                .graph
-                .types
-                .field_type(obj, (alias - info.first_alias) as usize);
-            let zero = if self.graph.types.is_flt(ty) {
-                let c = node::new_constant(&mut self.graph, Types::FLT_ZERO);
-                self.peephole(c)
-            } else {
-                zero
-            };
+            let idx = (alias - info.first_alias) as usize;
+            let name = self.graph.types.field_name(obj, idx);
+            let declared = self.graph.types.field_type(obj, idx);
             let mem = self.memory(alias);
+            // A constant of its own for each field, as Simple makes it (value
+            // numbering then finds the one made before).
+            let init = self
+                .graph
+                .types
+                .make_init(declared)
+                .expect("int, flt or pointer");
+            let init = node::new_constant(&mut self.graph, init);
+            let init = self.peephole(init);
             let ctrl = self.ctrl();
-            let st = store_new(&mut self.graph, &name, alias, at, ctrl, mem, n, zero);
+            let field = StoreField {
+                name: &name,
+                alias,
+                declared,
+                init: true,
+            };
+            let st = store_new(&mut self.graph, field, at, ctrl, mem, n, init);
             let st = self.peephole(st);
             scope::update(&mut self.graph, self.scope, &mem_name(alias), st);
         }
@@ -1002,9 +1104,11 @@ impl<'a> Parser<'a> {
             return Ok(self.peephole(c));
         }
         if self.lexer.matchx("new") {
+            let at = self.lexer.token_start();
             let name = self.require_id()?;
+            // Not a struct, or one not declared yet.
             let Some(info) = self.structs.get(&name).copied() else {
-                return Err(self.error_syntax(&format!("Unknown struct type '{name}'")));
+                return Err(Error::new(format!("Unknown struct type '{name}'"), at));
             };
             return Ok(self.new_struct(info));
         }

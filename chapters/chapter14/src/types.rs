@@ -26,6 +26,16 @@
 //! other field can touch, typed `MEM#alias`. `null` and `*void` (a pointer
 //! that is certainly not null) bound the pointer lattice.
 //!
+//! Chapter 13 lets a field point to a struct, its own included. A struct
+//! may then be named before it is declared: the name alone is a *forward
+//! reference*, a struct type without fields (`fields: None`), and stays
+//! one. A field of type `N` inside `struct N` points to the forward `N`,
+//! never to the full struct being declared, so no type refers to itself and
+//! every type is a finite tree of ids. In the lattice a forward struct sits
+//! below every full struct of its name (meeting the two gives the forward
+//! one) and is its own dual. Where a program needs the fields again, the
+//! parser looks the name up ("deepens" the pointer).
+//!
 //! Types are interned in a [`Types`] table: each distinct type is stored once
 //! and named by a small [`TypeId`], so comparing two types is comparing two
 //! integers, and a tuple of types is a slice of ids. The ids of the common
@@ -67,9 +77,15 @@ pub enum Type {
     Mem(Alias),
     /// A pointer to a struct (`obj` is a [`Type::Struct`]), perhaps null.
     MemPtr { obj: TypeId, nil: bool },
-    /// A struct: a name and its [`Type::Field`]s, in declaration order.
+    /// A struct: a name and its [`Type::Field`]s, in declaration order, or
+    /// `None` for a forward reference (a struct known so far by name only).
     /// `$TOP` and `$BOT` (no fields) are the top and bottom of structs.
-    Struct { name: String, fields: Box<[TypeId]> },
+    /// The fields in order are what a layout (offsets, alignment, size)
+    /// will be computed from, in one place, once fields have sizes.
+    Struct {
+        name: String,
+        fields: Option<Box<[TypeId]>>,
+    },
     /// A named field and the type of its contents.
     Field { name: String, ty: TypeId },
 }
@@ -390,7 +406,7 @@ impl Types {
     fn struct_type(name: &str) -> Type {
         Type::Struct {
             name: name.into(),
-            fields: Box::new([]),
+            fields: Some(Box::new([])),
         }
     }
 
@@ -420,18 +436,47 @@ impl Types {
     pub fn struct_of(&mut self, name: &str, fields: &[TypeId]) -> TypeId {
         self.intern(Type::Struct {
             name: name.into(),
-            fields: fields.into(),
+            fields: Some(fields.into()),
         })
+    }
+
+    /// The forward reference to struct `name`: known by name, not yet by
+    /// its fields.
+    pub fn struct_forward(&mut self, name: &str) -> TypeId {
+        self.intern(Type::Struct {
+            name: name.into(),
+            fields: None,
+        })
+    }
+
+    /// A struct type known by name only.
+    pub fn is_forward(&self, obj: TypeId) -> bool {
+        matches!(self.get(obj), Type::Struct { fields: None, .. })
+    }
+
+    /// The fields of a struct type; none for a forward reference.
+    fn fields(&self, obj: TypeId) -> &[TypeId] {
+        match self.get(obj) {
+            Type::Struct {
+                fields: Some(fields),
+                ..
+            } => fields,
+            _ => &[],
+        }
+    }
+
+    /// Pointer type `ptr` pointing to `obj` instead, as null or not as
+    /// before (Simple's `make_from`).
+    pub fn ptr_to(&mut self, ptr: TypeId, obj: TypeId) -> TypeId {
+        let nil = self.is_nullable(ptr);
+        self.ptr(obj, nil)
     }
 
     /// The position of field `name` in struct `obj`.
     pub fn field_index(&self, obj: TypeId, name: &str) -> Option<usize> {
-        match self.get(obj) {
-            Type::Struct { fields, .. } => fields
-                .iter()
-                .position(|&f| matches!(self.get(f), Type::Field { name: n, .. } if n == name)),
-            _ => None,
-        }
+        self.fields(obj)
+            .iter()
+            .position(|&f| matches!(self.get(f), Type::Field { name: n, .. } if n == name))
     }
 
     /// The name of a struct type.
@@ -444,31 +489,22 @@ impl Types {
 
     /// The number of fields of a struct type.
     pub fn field_count(&self, obj: TypeId) -> usize {
-        match self.get(obj) {
-            Type::Struct { fields, .. } => fields.len(),
-            _ => 0,
-        }
+        self.fields(obj).len()
     }
 
     /// The name of field `idx` of a struct type.
     pub fn field_name(&self, obj: TypeId, idx: usize) -> String {
-        match self.get(obj) {
-            Type::Struct { fields, .. } => match self.get(fields[idx]) {
-                Type::Field { name, .. } => name.clone(),
-                _ => unreachable!("a struct's fields are fields"),
-            },
-            _ => unreachable!("not a struct"),
+        match self.get(self.fields(obj)[idx]) {
+            Type::Field { name, .. } => name.clone(),
+            _ => unreachable!("a struct's fields are fields"),
         }
     }
 
     /// The type of field `idx` of a struct type.
     pub fn field_type(&self, obj: TypeId, idx: usize) -> TypeId {
-        match self.get(obj) {
-            Type::Struct { fields, .. } => match self.get(fields[idx]) {
-                Type::Field { ty, .. } => *ty,
-                _ => unreachable!("a struct's fields are fields"),
-            },
-            _ => unreachable!("not a struct"),
+        match self.get(self.fields(obj)[idx]) {
+            Type::Field { ty, .. } => *ty,
+            _ => unreachable!("a struct's fields are fields"),
         }
     }
 
@@ -525,6 +561,7 @@ impl Types {
         let tuple = self.tuple(&[Self::INT_BOT, test_ptr]);
         let mem1 = self.mem(1);
         let pi = self.flt(std::f64::consts::PI);
+        let (s1, s2) = self.cyclic_pair();
         let mut ts = vec![
             Self::BOTTOM,
             Self::CTRL,
@@ -544,11 +581,28 @@ impl Types {
             test_ptr,
             test,
             Self::STRUCT_BOT,
+            s1,
+            s2,
             tuple,
         ];
         let duals: Vec<TypeId> = ts.iter().map(|&t| self.dual(t)).collect();
         ts.extend(duals);
         ts
+    }
+
+    /// Two structs that point to each other, as Simple's tests have them:
+    /// `S1 { a :int; s2 :*S2; }` and `S2 { b :FltBot; s1 :*S1; }`, each
+    /// field pointing to the other's forward reference.
+    pub fn cyclic_pair(&mut self) -> (TypeId, TypeId) {
+        let (s1f, s2f) = (self.struct_forward("S1"), self.struct_forward("S2"));
+        let (to_s1, to_s2) = (self.ptr(s1f, false), self.ptr(s2f, false));
+        let a = self.field("a", Self::INT_BOT);
+        let s2_field = self.field("s2", to_s2);
+        let s1 = self.struct_of("S1", &[a, s2_field]);
+        let b = self.field("b", Self::FLT_BOT);
+        let s1_field = self.field("s1", to_s1);
+        let s2 = self.struct_of("S2", &[b, s1_field]);
+        (s1, s2)
     }
 
     /// The lowest type of the same kind: what a phi declared with this type
@@ -559,7 +613,8 @@ impl Types {
             Type::XCtrl | Type::Bottom | Type::Top => Self::BOTTOM,
             Type::Int(_) => Self::INT_BOT,
             Type::Flt(_) => Self::FLT_BOT,
-            Type::Mem(_) => Self::MEM_BOT,
+            // A memory slice stays itself: its class is what it is.
+            Type::Mem(_) => id,
             Type::Tuple(elems) => {
                 let low: Vec<TypeId> = elems.iter().map(|&e| self.glb(e)).collect();
                 self.tuple(&low)
@@ -568,7 +623,12 @@ impl Types {
                 let obj = self.glb(obj);
                 self.ptr(obj, true)
             }
-            Type::Struct { name, fields } => {
+            // A forward reference has no fields to lower.
+            Type::Struct { fields: None, .. } => id,
+            Type::Struct {
+                name,
+                fields: Some(fields),
+            } => {
                 let low: Vec<TypeId> = fields.iter().map(|&f| self.glb(f)).collect();
                 self.struct_of(&name, &low)
             }
@@ -690,10 +750,12 @@ impl Types {
                 let obj = self.dual(obj);
                 self.ptr(obj, !nil)
             }
-            Type::Struct { name, fields } => match id {
-                Self::STRUCT_TOP => Self::STRUCT_BOT,
-                Self::STRUCT_BOT => Self::STRUCT_TOP,
-                _ => {
+            Type::Struct { name, fields } => match (id, fields) {
+                (Self::STRUCT_TOP, _) => Self::STRUCT_BOT,
+                (Self::STRUCT_BOT, _) => Self::STRUCT_TOP,
+                // A forward reference is its own dual.
+                (_, None) => id,
+                (_, Some(fields)) => {
                     let duals: Vec<TypeId> = fields.iter().map(|&f| self.dual(f)).collect();
                     self.struct_of(&name, &duals)
                 }
@@ -769,9 +831,17 @@ impl Types {
                     (Self::STRUCT_BOT, _) | (_, Self::STRUCT_BOT) => Self::STRUCT_BOT,
                     // Struct names are unique in a program: different names
                     // are different structs, and all we know is "a struct".
-                    _ if x != y || xf.len() != yf.len() => Self::STRUCT_BOT,
+                    _ if x != y => Self::STRUCT_BOT,
+                    // The forward reference is the bottom of its name.
+                    _ if xf.is_none() => a,
+                    _ if yf.is_none() => b,
+                    _ if xf.as_ref().map(|f| f.len()) != yf.as_ref().map(|f| f.len()) => {
+                        Self::STRUCT_BOT
+                    }
                     _ => {
-                        let (name, xf, yf) = (x.clone(), xf.clone(), yf.clone());
+                        let name = x.clone();
+                        let xf = xf.clone().expect("not a forward reference");
+                        let yf = yf.clone().expect("not a forward reference");
                         let fields: Vec<TypeId> = xf
                             .iter()
                             .zip(yf.iter())
@@ -806,10 +876,10 @@ impl Types {
             Type::Flt(Flt::Bot) => out.push_str("FltBot"),
             Type::Flt(Flt::Con(bits)) => out.push_str(&double::format(f64::from_bits(*bits))),
             Type::Tuple(elems) => {
-                out.push('[');
+                out.push_str("[  ");
                 for (i, &e) in elems.iter().enumerate() {
                     if i > 0 {
-                        out.push(',');
+                        out.push_str(", ");
                     }
                     self.print(e, out);
                 }
@@ -835,6 +905,8 @@ impl Types {
             },
             Type::Struct { name, fields } => {
                 out.push_str(name);
+                // A forward reference prints as its name alone.
+                let Some(fields) = fields else { return };
                 out.push_str(" {\n");
                 for &f in fields.iter() {
                     out.push_str("  ");
@@ -845,7 +917,7 @@ impl Types {
             }
             Type::Field { name, ty } => {
                 out.push_str(name);
-                out.push(':');
+                out.push_str(" :");
                 self.print(*ty, out);
             }
         }
@@ -960,6 +1032,27 @@ mod tests {
         assert_eq!(t.str(Types::F32_BOT), "f32");
         assert_eq!(t.to_string(Types::F32_BOT), "F32Bot");
         assert_eq!(t.make_init(Types::FLT_BOT), Some(Types::FLT_ZERO));
+    }
+
+    #[test]
+    fn forward_references_sit_below_their_struct() {
+        let mut t = Types::new();
+        let fwd = t.struct_forward("N");
+        let next = t.ptr(fwd, true);
+        let field = t.field("next", next);
+        let full = t.struct_of("N", &[field]);
+        assert!(t.is_forward(fwd) && !t.is_forward(full));
+        assert_eq!(t.meet(fwd, full), fwd);
+        assert_eq!(t.meet(full, fwd), fwd);
+        assert_eq!(t.dual(fwd), fwd);
+        assert_eq!(t.glb(fwd), fwd);
+        let other = t.struct_forward("M");
+        assert_eq!(t.meet(fwd, other), Types::STRUCT_BOT);
+        assert_eq!(t.to_string(next), "*N?");
+        assert_eq!(t.to_string(full), "N {\n  next :*N?;\n}");
+        assert_eq!(t.field_count(fwd), 0);
+        assert_eq!(t.field_index(fwd, "next"), None);
+        assert_eq!(t.field_index(full, "next"), Some(0));
     }
 
     #[test]

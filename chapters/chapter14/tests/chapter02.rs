@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `Chapter02Test.java`.
+//! Port of Simple's chapter 14 `Chapter02Test.java`.
 
 use chapter14::CodeGen;
 use pretty_assertions::assert_eq;

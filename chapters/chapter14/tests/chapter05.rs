@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `Chapter05Test.java`.
+//! Port of Simple's chapter 14 `Chapter05Test.java`.
 
 use chapter14::CodeGen;
 use pretty_assertions::assert_eq;
@@ -49,7 +49,7 @@ if (arg == 1) {
     c = 4;
 }
 return c;";
-    assert_eq!(print_iterated(src), "return Phi(Region18,4,3);");
+    assert_eq!(print_iterated(src), "return Phi(Region19,4,3);");
 }
 
 #[test]
@@ -126,7 +126,7 @@ return arg+a+b;
 ";
     assert_eq!(
         print(src),
-        "return ((arg+Phi(Region15,1,0))+Phi(Region30,2,0));"
+        "return ((arg+Phi(Region17,1,0))+Phi(Region33,2,0));"
     );
 }
 
@@ -139,7 +139,7 @@ if( arg==1 )
     a=arg==3;
 }
 return a;";
-    assert_eq!(print_iterated(src), "return (arg==Phi(Region18,3,2));");
+    assert_eq!(print_iterated(src), "return (arg==Phi(Region19,3,2));");
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `Chapter06Test.java`.
+//! Port of Simple's chapter 14 `Chapter06Test.java`.
 
 use chapter14::{CodeGen, NodeKind};
 use pretty_assertions::assert_eq;
@@ -190,7 +190,7 @@ fn test_merge3_peephole3() {
 
 #[test]
 fn test_demo1_non_const() {
-    assert_eq!(print_iterated(DEMO1), "return Phi(Region26,4,1);");
+    assert_eq!(print_iterated(DEMO1), "return Phi(Region28,4,1);");
 }
 
 #[test]
@@ -207,7 +207,7 @@ fn test_demo1_false() {
 fn test_demo2_non_const() {
     assert_eq!(
         print_iterated(DEMO2),
-        "return (Phi(Region38,Phi(Region25,2,3),0)+Phi(Region,3,1));"
+        "return (Phi(Region40,Phi(Region25,2,3),0)+Phi(Region,3,1));"
     );
 }
 

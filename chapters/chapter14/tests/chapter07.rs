@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `Chapter07Test.java`.
+//! Port of Simple's chapter 14 `Chapter07Test.java`.
 
 use chapter14::{CodeGen, NodeKind};
 use pretty_assertions::assert_eq;

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `Chapter08Test.java`.
+//! Port of Simple's chapter 14 `Chapter08Test.java`.
 
 use chapter14::eval::Value;
 use chapter14::{CodeGen, NodeKind, Outcome};
@@ -49,7 +49,7 @@ return arg;
     );
     assert_eq!(
         code.print(),
-        "return Phi(Region36,Phi(Region26,Phi(Loop8,arg,(Phi_arg+1)),Add),Add);"
+        "return Phi(Region37,Phi(Region26,Phi(Loop8,arg,(Phi_arg+1)),Add),Add);"
     );
     assert!(is_region(ret_ctrl(&code)));
     // Java: Evaluator.evaluate(stop, arg), with its default budget of
@@ -79,7 +79,7 @@ return a;
     );
     assert_eq!(
         code.print(),
-        "return Phi(Loop9,1,Phi(Region41,Phi_a,(Phi_a+1)));"
+        "return Phi(Loop9,1,Phi(Region43,Phi_a,(Phi_a+1)));"
     );
     assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
@@ -100,7 +100,7 @@ return arg;
     );
     assert_eq!(
         code.print(),
-        "return Phi(Region34,Phi(Loop8,arg,(Phi_arg+1)),Add);"
+        "return Phi(Region35,Phi(Loop8,arg,(Phi_arg+1)),Add);"
     );
     assert!(is_region(ret_ctrl(&code)));
 }

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `Chapter09Test.java`.
+//! Port of Simple's chapter 14 `Chapter09Test.java`.
 
 use chapter14::eval::Value;
 use chapter14::types::Types;

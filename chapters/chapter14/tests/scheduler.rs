@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 11 `SchedulerTest.java`: programs with memory,
+//! Port of Simple's chapter 14 `SchedulerTest.java`: programs with memory,
 //! run by the evaluator.
 
 use chapter14::eval::Value;

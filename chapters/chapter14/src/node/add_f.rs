@@ -5,8 +5,10 @@
 //! (`(1e16+1)+1` is not `1e16+(1+1)`), so none of Add's reshaping of sums
 //! applies: constants fold, and the one identity is `x + (-0.0)`, which is
 //! `x` for every `x`. Simple also drops `x + 0.0`, but that is wrong for
-//! `x = -0.0` (`-0.0 + 0.0` is `0.0`), so we keep it.
+//! `x = -0.0` (`-0.0 + 0.0` is `0.0`), so we drop it only where `x` is
+//! an int converted (`ToFloat`), which is never `-0.0`.
 
+use super::NodeKind;
 use crate::graph::{Graph, NodeId};
 use crate::types::TypeId;
 
@@ -15,10 +17,7 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
 }
 
 pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
-    let t2 = g.ty(g.in_(n, 2));
-    let minus_zero = g
-        .types
-        .flt_value(t2)
-        .is_some_and(|v| v == 0.0 && v.is_sign_negative());
-    minus_zero.then(|| g.in_(n, 1))
+    let (lhs, t2) = (g.in_(n, 1), g.ty(g.in_(n, 2)));
+    let zero = g.types.flt_value(t2).filter(|&v| v == 0.0)?;
+    (zero.is_sign_negative() || matches!(g.kind(lhs), NodeKind::ToFloat)).then_some(lhs)
 }

@@ -37,10 +37,12 @@ pub fn compute(g: &mut Graph, n: NodeId, fold: fn(i64, i64) -> i64) -> TypeId {
 }
 
 /// `x op identity` is `x`; a constant on the left moves right; a constant
-/// moves into a phi of constants.
+/// moves into a phi of constants. (`x` must be an integer: `f & -1` of a
+/// float `f` is an error, which the node stays to report. Simple drops
+/// it.)
 pub fn idealize(g: &mut Graph, n: NodeId, identity: i64) -> Option<NodeId> {
     let (t1, t2) = (g.ty(g.in_(n, 1)), g.ty(g.in_(n, 2)));
-    if g.types.int_value(t2) == Some(identity) {
+    if g.types.int_value(t2) == Some(identity) && g.types.is_int(t1) {
         return Some(g.in_(n, 1));
     }
     if g.types.is_constant(t1) && !g.types.is_constant(t2) {

@@ -14,8 +14,9 @@
 //! Comparing floats is a kind of its own (`BoolF`: EQF, LTF, LEF), made by
 //! the parser when either side is a float (see `widen`). IEEE comparisons
 //! are false whenever a side is NaN, so `x==x` and `x<=x` are not known to
-//! be true (Simple folds them to 1 anyway); `x<x` is false for every `x`,
-//! NaN included. Simple turns `x==0` into `!x` only for integers and
+//! be true (Simple folds them to 1 anyway) unless `x` is an int converted
+//! (`ToFloat`), which is never NaN; `x<x` is false for every `x`, NaN
+//! included. Simple turns `x==0` into `!x` only for integers and
 //! pointers, and so do we. `!=` stays `!(a==b)`, which is true when either
 //! side is NaN, as IEEE says.
 
@@ -137,9 +138,11 @@ pub fn compute_float(g: &mut Graph, n: NodeId, op: BoolOp) -> TypeId {
     if g.types.is_high(t1) || g.types.is_high(t2) {
         return g.types.int_range(1, 0);
     }
-    // x<x is false, even for NaN; x==x and x<=x are not known.
-    if g.in_(n, 1) == g.in_(n, 2) && op == BoolOp::Lt {
-        return Types::INT_ZERO;
+    // x<x is false, even for NaN; x==x and x<=x are true unless x is NaN.
+    let (lhs, rhs) = (g.in_(n, 1), g.in_(n, 2));
+    if lhs == rhs && (op == BoolOp::Lt || matches!(g.kind(lhs), NodeKind::ToFloat)) {
+        let zero = Int { min: 0, max: 0 };
+        return known(g, op.test_ranges(zero, zero));
     }
     match (g.types.flt_value(t1), g.types.flt_value(t2)) {
         (Some(a), Some(b)) => g.types.int(i64::from(op.test_float(a, b))),

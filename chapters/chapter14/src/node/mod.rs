@@ -55,7 +55,7 @@ pub use round_f32::new as round_f32_new;
 pub use scope::ScopeNames;
 pub use start::{add_memory as start_add_memory, new as start_new};
 pub use stop::{new as stop_new, ret};
-pub use store::new as store_new;
+pub use store::{new as store_new, Field as StoreField};
 pub use to_float::new as to_float_new;
 
 use crate::graph::{Graph, NodeId};
@@ -85,13 +85,13 @@ pub enum NodeKind {
     Not,
     /// A comparison giving 0 or 1.
     Bool(BoolOp),
-    /// Float arithmetic: the operators of the same names on 64-bit IEEE
-    /// floats (chapter 12).
+    /// Float arithmetic (chapter 12): `+`, `-`, `*` and `/` of two 64-bit
+    /// IEEE floats, each rounded to the nearest double.
     AddF,
     SubF,
     MulF,
     DivF,
-    /// Float negation.
+    /// Float negation: flips the sign, so `-(0.0)` is `-0.0`.
     MinusF,
     /// An int converted to a float.
     ToFloat,
@@ -99,26 +99,12 @@ pub enum NodeKind {
     BoolF(BoolOp),
     /// The bitwise operators and the shifts on 64-bit integers (chapter
     /// 14): `&`, `|`, `^`, `<<`, `>>` (arithmetic) and `>>>` (logical).
-    /// `at` is the source offset of the operator, for the error an
-    /// operand that is not an integer gives.
-    And {
-        at: u32,
-    },
-    Or {
-        at: u32,
-    },
-    Xor {
-        at: u32,
-    },
-    Shl {
-        at: u32,
-    },
-    Sar {
-        at: u32,
-    },
-    Shr {
-        at: u32,
-    },
+    And,
+    Or,
+    Xor,
+    Shl,
+    Sar,
+    Shr,
     /// A float rounded to the nearest 32-bit float (chapter 14).
     RoundF32,
     /// Branches on `in(1)`; its true and false arms are projections.
@@ -161,8 +147,9 @@ pub enum NodeKind {
         ptr: TypeId,
     },
     /// Reads field `name` (memory alias class `alias`): `in(1)` is the
-    /// memory slice, `in(2)` the pointer. `at` is the source offset, for
-    /// error messages.
+    /// memory slice, `in(2)` the pointer. Its value has type `declared`, the
+    /// lowest of the field's type (a pointer loaded may be null). `at` is
+    /// the source offset, for error messages.
     Load {
         name: Box<str>,
         alias: u32,
@@ -170,10 +157,15 @@ pub enum NodeKind {
         at: u32,
     },
     /// Writes `in(3)` into field `name` of `in(2)`, in memory slice `in(1)`;
-    /// its value is the new state of that slice.
+    /// its value is the new state of that slice. `declared` is the field's
+    /// type, which the stored value must fit, unless the store is `init`:
+    /// one of the stores of `new` that give each field its first value
+    /// (null, even for a field that may not hold null).
     Store {
         name: Box<str>,
         alias: u32,
+        declared: TypeId,
+        init: bool,
         at: u32,
     },
     /// All of memory: `in(1)` is the state of every alias class not
@@ -260,12 +252,12 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::MinusF => "MinusF".into(),
         NodeKind::ToFloat => "ToFloat".into(),
         NodeKind::BoolF(op) => op.float_name().into(),
-        NodeKind::And { .. } => "And".into(),
-        NodeKind::Or { .. } => "Or".into(),
-        NodeKind::Xor { .. } => "Xor".into(),
-        NodeKind::Shl { .. } => "Shl".into(),
-        NodeKind::Sar { .. } => "Sar".into(),
-        NodeKind::Shr { .. } => "Shr".into(),
+        NodeKind::And => "And".into(),
+        NodeKind::Or => "Or".into(),
+        NodeKind::Xor => "Xor".into(),
+        NodeKind::Shl => "Shl".into(),
+        NodeKind::Sar => "Sar".into(),
+        NodeKind::Shr => "Shr".into(),
         NodeKind::RoundF32 => "RoundF32".into(),
         NodeKind::If => "If".into(),
         NodeKind::Proj { label, .. } | NodeKind::CProj { label, .. } => (*label).into(),
@@ -276,8 +268,8 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::Phi { label, .. } => format!("Phi_{label}"),
         NodeKind::Scope(_) => "Scope".into(),
         NodeKind::New { .. } => "new".into(),
-        NodeKind::Load { .. } => "Load".into(),
-        NodeKind::Store { .. } => "Store".into(),
+        NodeKind::Load { name, .. } => name.to_string(),
+        NodeKind::Store { name, .. } => format!(".{name}="),
         NodeKind::Cast { ty } => format!("({})", g.types.str(*ty)),
         NodeKind::MemMerge => "ALLMEM".into(),
     }
@@ -288,6 +280,10 @@ pub fn unique_name(g: &Graph, n: NodeId) -> String {
     match g.kind(n) {
         NodeKind::Constant(_) => format!("Con_{n}"),
         NodeKind::Cast { .. } => format!("Cast_{n}"),
+        // Their labels are field names, which could clash with other
+        // labels and, for a Store, are no Graphviz name.
+        NodeKind::Load { .. } => format!("Load{n}"),
+        NodeKind::Store { .. } => format!("Store{n}"),
         // Graphviz does not like `$` in names.
         _ => format!("{}{n}", label(g, n).replace('$', "")),
     }
@@ -301,12 +297,12 @@ pub fn glabel(g: &Graph, n: NodeId) -> String {
         NodeKind::Mul => "*".into(),
         NodeKind::Div => "//".into(),
         NodeKind::Not => "!".into(),
-        NodeKind::And { .. }
-        | NodeKind::Or { .. }
-        | NodeKind::Xor { .. }
-        | NodeKind::Shl { .. }
-        | NodeKind::Sar { .. }
-        | NodeKind::Shr { .. } => bit_symbol(g.kind(n)).into(),
+        NodeKind::And
+        | NodeKind::Or
+        | NodeKind::Xor
+        | NodeKind::Shl
+        | NodeKind::Sar
+        | NodeKind::Shr => bit_symbol(g.kind(n)).unwrap_or_default().into(),
         NodeKind::Bool(op) | NodeKind::BoolF(op) => op.symbol().into(),
         NodeKind::AddF => "+".into(),
         NodeKind::SubF | NodeKind::MinusF => "-".into(),
@@ -320,7 +316,7 @@ pub fn glabel(g: &Graph, n: NodeId) -> String {
             format!("new {}", g.types.str(obj))
         }
         NodeKind::Load { name, .. } => format!(".{name}"),
-        NodeKind::Store { name, .. } => format!(".{name} ="),
+        NodeKind::Store { name, .. } => format!(".{name}="),
         NodeKind::MemMerge => "MEM".into(),
         _ => label(g, n),
     }
@@ -371,12 +367,12 @@ pub(crate) fn compute(g: &mut Graph, n: NodeId) -> TypeId {
         NodeKind::MinusF => minus_f::compute(g, n),
         NodeKind::ToFloat => to_float::compute(g, n),
         NodeKind::BoolF(op) => bool_op::compute_float(g, n, *op),
-        NodeKind::And { .. } => bitwise::compute_and(g, n),
-        NodeKind::Or { .. } => bitwise::compute(g, n, |a, b| a | b),
-        NodeKind::Xor { .. } => bitwise::compute(g, n, |a, b| a ^ b),
-        NodeKind::Shl { .. } => shift::compute_shl(g, n),
-        NodeKind::Sar { .. } => shift::compute_right(g, n, shift::sar, shift::sar_range),
-        NodeKind::Shr { .. } => shift::compute_right(g, n, shift::shr, shift::shr_range),
+        NodeKind::And => bitwise::compute_and(g, n),
+        NodeKind::Or => bitwise::compute(g, n, |a, b| a | b),
+        NodeKind::Xor => bitwise::compute(g, n, |a, b| a ^ b),
+        NodeKind::Shl => shift::compute_shl(g, n),
+        NodeKind::Sar => shift::compute_right(g, n, shift::sar, shift::sar_range),
+        NodeKind::Shr => shift::compute_right(g, n, shift::shr, shift::shr_range),
         NodeKind::RoundF32 => round_f32::compute(g, n),
         NodeKind::If => if_::compute(g, n),
         NodeKind::Proj { idx, .. } | NodeKind::CProj { idx, .. } => proj::compute(g, n, *idx),
@@ -413,9 +409,9 @@ fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         NodeKind::DivF => div_f::idealize(g, n),
         NodeKind::MinusF => minus_f::idealize(g, n),
         NodeKind::BoolF(op) => bool_op::idealize_float(g, n, *op),
-        NodeKind::And { .. } => bitwise::idealize(g, n, -1),
-        NodeKind::Or { .. } | NodeKind::Xor { .. } => bitwise::idealize(g, n, 0),
-        NodeKind::Shl { .. } | NodeKind::Sar { .. } | NodeKind::Shr { .. } => shift::idealize(g, n),
+        NodeKind::And => bitwise::idealize(g, n, -1),
+        NodeKind::Or | NodeKind::Xor => bitwise::idealize(g, n, 0),
+        NodeKind::Shl | NodeKind::Sar | NodeKind::Shr => shift::idealize(g, n),
         NodeKind::RoundF32 => round_f32::idealize(g, n),
         NodeKind::If => if_::idealize(g, n),
         NodeKind::Return => return_::idealize(g, n),
@@ -542,39 +538,42 @@ pub(crate) fn gvn_eligible(g: &Graph, n: NodeId) -> bool {
     }
 }
 
-/// The operator symbol of a bitwise node or a shift, and the source
-/// offset of the operator.
-fn bit_op(kind: &NodeKind) -> Option<(&'static str, u32)> {
-    Some(match *kind {
-        NodeKind::And { at } => ("&", at),
-        NodeKind::Or { at } => ("|", at),
-        NodeKind::Xor { at } => ("^", at),
-        NodeKind::Shl { at } => ("<<", at),
-        NodeKind::Sar { at } => (">>", at),
-        NodeKind::Shr { at } => (">>>", at),
+/// The operator symbol of a bitwise node or a shift (chapter 14).
+fn bit_symbol(kind: &NodeKind) -> Option<&'static str> {
+    Some(match kind {
+        NodeKind::And => "&",
+        NodeKind::Or => "|",
+        NodeKind::Xor => "^",
+        NodeKind::Shl => "<<",
+        NodeKind::Sar => ">>",
+        NodeKind::Shr => ">>>",
         _ => return None,
     })
 }
 
-fn bit_symbol(kind: &NodeKind) -> &'static str {
-    bit_op(kind).map_or("", |(symbol, _)| symbol)
+/// A problem that only the optimized graph shows (Simple's `err`): a field
+/// access through a pointer that may still be null, a value stored into a
+/// field that cannot hold it, or arithmetic on something not an integer
+/// (`null+42`, `f & 0` for a float `f`). The parser checks none of these:
+/// the types it sees while parsing are not yet the best ones. (Simple does
+/// not check the operands of `>>>`; we do.)
+pub fn error(g: &mut Graph, n: NodeId) -> Option<crate::Error> {
+    match g.kind(n) {
+        NodeKind::Add | NodeKind::Mul => not_int_operand(g, n),
+        NodeKind::And
+        | NodeKind::Or
+        | NodeKind::Xor
+        | NodeKind::Shl
+        | NodeKind::Sar
+        | NodeKind::Shr => not_int_operand(g, n),
+        NodeKind::Load { .. } => null_access(g, n),
+        NodeKind::Store { .. } => null_access(g, n).or_else(|| store::error(g, n)),
+        _ => None,
+    }
 }
 
-/// A problem that only the optimized graph shows: a field access through a
-/// pointer that may still be null, or a bitwise operator or shift applied
-/// to something that is not an integer (`Cannot '&' FltBot`). (Simple's
-/// `err`; Simple does not check the operands of `>>>`, we do.)
-pub fn error(g: &Graph, n: NodeId) -> Option<crate::Error> {
-    if let Some((symbol, at)) = bit_op(g.kind(n)) {
-        let bad = (1..=2)
-            .map(|i| g.ty(g.in_(n, i)))
-            .find(|&t| !g.types.is_int(t))?;
-        let shown = g.types.to_string(bad);
-        return Some(crate::Error::new(
-            format!("Cannot '{symbol}' {shown}"),
-            at as usize,
-        ));
-    }
+/// A Load or Store through a pointer that may be null.
+fn null_access(g: &Graph, n: NodeId) -> Option<crate::Error> {
     let (NodeKind::Load { name, at, .. } | NodeKind::Store { name, at, .. }) = g.kind(n) else {
         return None;
     };
@@ -583,44 +582,28 @@ pub fn error(g: &Graph, n: NodeId) -> Option<crate::Error> {
         .then(|| crate::Error::new(format!("Might be null accessing '{name}'"), *at as usize))
 }
 
-/// The first [`error`] in the graph around `root`, searching depth first
-/// (inputs, then outputs) as Simple's `walk` does.
-pub fn first_error(g: &Graph, root: NodeId) -> Option<crate::Error> {
-    // Errors are rare. One pass over the arena, in memory order, rules
-    // them out; only a graph that has one is walked in Simple's order,
-    // which decides the error reported. (The walk jumps about the arena:
-    // on a 100k-statement program it costs ten times as much per node.)
-    if !g.ids().any(|n| !g.is_dead(n) && error(g, n).is_some()) {
-        return None;
-    }
-    let mut seen = vec![false; g.len() + 1];
-    // Each entry is a node and the next of its edges to follow: inputs
-    // first, then outputs.
-    let mut stack = vec![(root, 0usize)];
-    seen[root.nid() as usize] = true;
-    if let Some(e) = error(g, root) {
-        return Some(e);
-    }
-    while let Some((n, edge)) = stack.pop() {
-        let (ins, outs) = (g.inputs(n), g.outputs(n));
-        let next = if edge < ins.len() {
-            ins[edge]
-        } else if edge < ins.len() + outs.len() {
-            Some(outs[edge - ins.len()])
-        } else {
-            continue;
-        };
-        stack.push((n, edge + 1));
-        let Some(m) = next else { continue };
-        if std::mem::replace(&mut seen[m.nid() as usize], true) {
+/// The [`error`] in the graph that comes first in the source (the lowest
+/// offset; between two at one place, the older node's).
+///
+/// Simple reports the first error its graph walk meets (depth first from
+/// Stop, inputs before outputs). That order follows the shape of the
+/// graph, and ours differs: memory is split lazily (see `parser.rs`), so a
+/// walk through the one `$mem` value reaches every alias class at once. The
+/// source order gives Simple's answers in its tests, and is one a reader
+/// can predict.
+pub fn first_error(g: &mut Graph) -> Option<crate::Error> {
+    let mut first: Option<crate::Error> = None;
+    for n in g.ids() {
+        if g.is_dead(n) {
             continue;
         }
-        if let Some(e) = error(g, m) {
-            return Some(e);
+        if let Some(e) = error(g, n) {
+            if first.as_ref().is_none_or(|f| e.offset < f.offset) {
+                first = Some(e);
+            }
         }
-        stack.push((m, 0));
     }
-    None
+    first
 }
 
 /// A new constant node of type `ty`, not yet peepholed.
@@ -694,7 +677,8 @@ fn int_binary_ranges(
 }
 
 /// The type of a float binary operation: not known yet while a side is
-/// not, folded when both sides are constants, any double otherwise. (Two
+/// not, folded when both sides are constants, any double otherwise, and no
+/// number at all (`Bot`) when a side is none (a pointer converted). (Two
 /// f32 operands do not make an f32: the operation is done, and rounded,
 /// in 64 bits. Simple takes the meet of the sides, which says `f32`.)
 fn flt_binary(g: &mut Graph, n: NodeId, fold: impl Fn(f64, f64) -> f64) -> TypeId {
@@ -704,6 +688,7 @@ fn flt_binary(g: &mut Graph, n: NodeId, fold: impl Fn(f64, f64) -> f64) -> TypeI
     }
     match (g.types.flt_value(t1), g.types.flt_value(t2)) {
         (Some(a), Some(b)) => g.types.flt(fold(a, b)),
+        _ if !g.types.is_flt(t1) || !g.types.is_flt(t2) => Types::BOTTOM,
         _ => Types::FLT_BOT,
     }
 }
@@ -748,6 +733,21 @@ pub fn widen(g: &mut Graph, n: NodeId) -> NodeId {
     }
     g.kill(n);
     flt
+}
+
+/// An Add or Mul with an operand that is not an integer, once the program
+/// is optimized: `Cannot 'Add' null`. (Simple checks only these two.)
+fn not_int_operand(g: &Graph, n: NodeId) -> Option<crate::Error> {
+    let bad = (1..=2)
+        .map(|i| g.ty(g.in_(n, i)))
+        .find(|&t| !g.types.is_int(t))?;
+    // `Cannot 'Add' null`, but `Cannot '&' FltBot`, as Simple names them.
+    let name = bit_symbol(g.kind(n)).map_or_else(|| label(g, n), String::from);
+    let message = format!("Cannot '{name}' {}", g.types.to_string(bad));
+    // An operator that `iterate` made has no place in the source: it is
+    // reported at the end (`CodeGen::iterate`).
+    let at = g.operator_at.get(&n).copied().unwrap_or(u32::MAX);
+    Some(crate::Error::new(message, at as usize))
 }
 
 /// The depth of control node `n` in the dominator tree, approximately: the
@@ -868,12 +868,12 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
                 out.push_str("(flt)");
                 print(g, g.in_(n, 1), out);
             }
-            NodeKind::And { .. }
-            | NodeKind::Or { .. }
-            | NodeKind::Xor { .. }
-            | NodeKind::Shl { .. }
-            | NodeKind::Sar { .. }
-            | NodeKind::Shr { .. } => print_binary(g, n, bit_symbol(g.kind(n)), out),
+            NodeKind::And
+            | NodeKind::Or
+            | NodeKind::Xor
+            | NodeKind::Shl
+            | NodeKind::Sar
+            | NodeKind::Shr => print_binary(g, n, bit_symbol(g.kind(n)).unwrap_or_default(), out),
             NodeKind::RoundF32 => {
                 out.push_str("((f32)");
                 print(g, g.in_(n, 1), out);

@@ -106,12 +106,12 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
             | NodeKind::MulF
             | NodeKind::DivF
             | NodeKind::BoolF(_)
-            | NodeKind::And { .. }
-            | NodeKind::Or { .. }
-            | NodeKind::Xor { .. }
-            | NodeKind::Shl { .. }
-            | NodeKind::Sar { .. }
-            | NodeKind::Shr { .. }
+            | NodeKind::And
+            | NodeKind::Or
+            | NodeKind::Xor
+            | NodeKind::Shl
+            | NodeKind::Sar
+            | NodeKind::Shr
     );
     if arithmetic
         && g.n_ins(op) == 3

@@ -85,9 +85,10 @@ pub fn shr_range(x: Int, s0: i64, s1: i64) -> Option<(i64, i64)> {
     Some((0, shr(-1, s0)))
 }
 
-/// A shift by a count that is 0 modulo 64 is no shift.
+/// A shift by a count that is 0 modulo 64 is no shift (of an integer: a
+/// shift of anything else stays, to be reported).
 pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
-    let t2 = g.ty(g.in_(n, 2));
+    let (x, t2) = (g.in_(n, 1), g.ty(g.in_(n, 2)));
     let by = g.types.int_value(t2)?;
-    (count(by) == 0).then(|| g.in_(n, 1))
+    (count(by) == 0 && g.types.is_int(g.ty(x))).then_some(x)
 }

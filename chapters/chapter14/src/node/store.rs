@@ -4,17 +4,30 @@
 //! Store to `p.x` consumes and produces only the `x` slice (`in(1)`), and a
 //! Load of `q.y` never has to look at it. `in(2)` is the pointer, `in(3)`
 //! the value.
+//!
+//! A Store knows the type of its field. Once the program is optimized, the
+//! value must fit it ([`error`]): `null` cannot go into a field declared
+//! `N` (not `N?`). The stores that `new` makes to give each field its first
+//! value are exempt: every reference field starts out null.
 
 use super::{to_string, NodeKind, Printer};
 use crate::graph::{Graph, NodeId};
+use crate::types::TypeId;
+
+/// What a Store writes: the field's name, alias class and declared type,
+/// and whether it is one of `new`'s initial stores.
+pub struct Field<'a> {
+    pub name: &'a str,
+    pub alias: u32,
+    pub declared: TypeId,
+    pub init: bool,
+}
 
 /// A Store made under control `ctrl`. Global code motion may move it, but
 /// two stores under different control are never value-numbered together.
-#[allow(clippy::too_many_arguments)]
 pub fn new(
     g: &mut Graph,
-    name: &str,
-    alias: u32,
+    field: Field,
     at: usize,
     ctrl: NodeId,
     mem: NodeId,
@@ -22,8 +35,10 @@ pub fn new(
     value: NodeId,
 ) -> NodeId {
     let kind = NodeKind::Store {
-        name: name.into(),
-        alias,
+        name: field.name.into(),
+        alias: field.alias,
+        declared: field.declared,
+        init: field.init,
         at: super::source_offset(at),
     };
     g.add_node(kind, vec![Some(ctrl), Some(mem), Some(ptr), Some(value)])
@@ -60,6 +75,35 @@ fn no_use_beyond(g: &mut Graph, n: NodeId, that: NodeId) -> bool {
         }
     }
     false
+}
+
+/// A value that the field cannot hold, unless this is an initial store:
+/// `Cannot store null into field *N next`.
+pub fn error(g: &mut Graph, n: NodeId) -> Option<crate::Error> {
+    let NodeKind::Store {
+        declared,
+        init: false,
+        at,
+        ..
+    } = *g.kind(n)
+    else {
+        return None;
+    };
+    let t = g.ty(g.in_(n, 3));
+    if g.types.isa(t, declared) {
+        return None;
+    }
+    let NodeKind::Store { name, .. } = g.kind(n) else {
+        unreachable!("a store")
+    };
+    Some(crate::Error::new(
+        format!(
+            "Cannot store {} into field {} {name}",
+            g.types.to_string(t),
+            g.types.to_string(declared)
+        ),
+        at as usize,
+    ))
 }
 
 /// `.x=1;`: the field and the stored value, printed afresh as Simple does.

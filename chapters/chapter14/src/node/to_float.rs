@@ -26,5 +26,12 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     if g.types.is_high(t) {
         return Types::FLT_TOP;
     }
-    Types::FLT_BOT
+    if g.types.is_int(t) {
+        return Types::FLT_BOT;
+    }
+    // A pointer in float arithmetic (`p + 1.0`): no number at all, which
+    // the declaration it is given to then refuses. Simple says FltBot.
+    // (In int arithmetic, `p + 1` is an int that the check after
+    // optimization refuses: `Cannot 'Add' *S`.)
+    Types::BOTTOM
 }
