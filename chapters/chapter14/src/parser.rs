@@ -1015,7 +1015,14 @@ impl<'a> Parser<'a> {
             // reference field starts out null. And it points to the struct
             // as declared by now, as a pointer made by `new` does: a loop
             // variable that takes both (`head = head.next`) keeps one type.
-            let declared = self.graph.types.glb(declared);
+            // Only the pointer is lowered to nullable: the struct keeps its
+            // fields' narrow types, as the struct a variable is declared
+            // with does (lowering `u8` to `int` in there made `S? p =
+            // q.f` a type error without peepholes; found by simple fuzz).
+            let declared = match self.graph.types.pointee(declared) {
+                Some(obj) => self.graph.types.ptr(obj, true),
+                None => self.graph.types.glb(declared),
+            };
             let declared = self.deepen(declared);
             let mem = self.memory(alias);
             let load = load_new(&mut self.graph, &name, alias, declared, at, mem, expr);

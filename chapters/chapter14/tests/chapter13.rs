@@ -482,3 +482,20 @@ fn test_error_positions() {
     assert_eq!(error_at(src), ("Unknown struct type 'S2'".into(), 31));
     assert_eq!(&src[31..33], "S2");
 }
+/// Without peepholes the arm where a non-null pointer is null stays in the
+/// graph; the variables bound to that pointer keep their type there rather
+/// than being bound to null (found by `simple fuzz`).
+#[test]
+fn test_a_non_null_pointer_is_not_narrowed_to_null() {
+    let src = "struct S { int f; }
+S? p = null;
+S q = new S;
+p = q;
+if (p) q.f = 1;
+q = q;
+return q.f;";
+    let mut code = CodeGen::new(src).without_peepholes();
+    code.parse().unwrap();
+    assert_eq!(code.eval(0, LOOPS), Outcome::Value(Value::Int(1)));
+    assert_evaluates(&parse_iterated(src), 0, 1);
+}

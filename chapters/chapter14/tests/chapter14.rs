@@ -718,3 +718,25 @@ fn test_shift_ranges_are_sound() {
     assert_prints("return ((arg & 15) + 16 >> (arg & 3)) < 2;", "return 0;");
     assert_prints("return ((arg & 15) + 16 >>> (arg & 3)) > 31;", "return 0;");
 }
+
+/// A pointer loaded from a field points to the struct as declared, narrow
+/// fields and all, so a variable declared with that struct takes it, with
+/// or without peepholes (found by `simple fuzz`).
+#[test]
+fn test_a_loaded_pointer_keeps_the_narrow_fields_of_its_struct() {
+    let src = "struct S0 { u8 f0; }
+struct S1 { S0? f0; }
+S0? p0 = null;
+S1 p1 = new S1;
+p1.f0 = new S0;
+p0 = p1.f0;
+if (p0) p0.f0 = 300;
+if (p0) return p0.f0;
+return -1;";
+    let mut code = CodeGen::new(src).without_peepholes();
+    code.parse().unwrap();
+    assert_eq!(code.eval(0, LOOPS), Outcome::Value(Value::Int(44)));
+    let code = parse_iterated(src);
+    assert_eq!(code.eval(0, LOOPS), Outcome::Value(Value::Int(44)));
+    assert_eq!(code.eval_scheduled(0, LOOPS), Outcome::Value(Value::Int(44)));
+}
