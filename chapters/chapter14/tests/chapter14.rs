@@ -738,5 +738,8 @@ return -1;";
     assert_eq!(code.eval(0, LOOPS), Outcome::Value(Value::Int(44)));
     let code = parse_iterated(src);
     assert_eq!(code.eval(0, LOOPS), Outcome::Value(Value::Int(44)));
-    assert_eq!(code.eval_scheduled(0, LOOPS), Outcome::Value(Value::Int(44)));
+    assert_eq!(
+        code.eval_scheduled(0, LOOPS),
+        Outcome::Value(Value::Int(44))
+    );
 }
