@@ -18,7 +18,7 @@ use simple::{compile, evaluate, Options, DEFAULT_LOOPS, LATEST};
 
 #[allow(dead_code)] // the compiler-core benchmarks use `compile_schedule`
 mod programs;
-use programs::{if_heavy, loop_heavy, straight_line, struct_heavy, Shape};
+use programs::{if_heavy, loop_heavy, mixed, straight_line, struct_heavy, Shape};
 
 /// A command: its name and what it computes, returning the size of its
 /// output so that nothing is optimized away.
@@ -61,11 +61,12 @@ fn eval_scheduled(src: &str) -> usize {
 }
 
 fn bench(c: &mut Criterion) {
-    let shapes: [Shape; 4] = [
+    let shapes: [Shape; 5] = [
         ("straight", straight_line),
         ("if-heavy", if_heavy),
         ("loop-heavy", loop_heavy),
         ("struct-heavy", struct_heavy),
+        ("mixed", mixed),
     ];
     let commands: [Command; 5] = [
         ("print", print),

@@ -1,12 +1,16 @@
 //! Parse + peephole throughput of chapter 6 (the foundation's last chapter),
 //! of chapter 9 (parse, then the iterative optimizer with value numbering),
-//! and of chapter 11 (parse, optimize, null check and global code motion).
+//! of chapter 11 (parse, optimize, null check and global code motion), and
+//! of chapter 14 (the same phases over floats, narrow integers and structs
+//! that point to structs).
 //!
 //! Generated program shapes, at 1k, 10k and 100k statements: straight-line
 //! arithmetic over a fixed set of variables, and the same with every other
 //! statement an `if`/`else` that merges with a Phi; for chapter 11, short
 //! `while` loops in sequence, and struct allocation with field loads and
-//! stores through aliased pointers (with null tests). Throughput is
+//! stores through aliased pointers (with null tests); for chapter 14, a
+//! mix of floats, narrow integer fields, bitwise operators and a list of
+//! structs that point to structs. Throughput is
 //! reported in statements per second; the cost per statement should not grow
 //! with the program. Run with glibc keeping freed memory (see README.md,
 //! "Performance"): otherwise only the large programs pay page faults on
@@ -15,7 +19,10 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 
 mod programs;
-use programs::{compile_schedule, if_heavy, loop_heavy, straight_line, struct_heavy, Shape};
+use programs::{
+    compile_schedule, compile_schedule_14, if_heavy, loop_heavy, mixed, straight_line,
+    struct_heavy, Shape,
+};
 
 fn compile(src: &str) -> usize {
     let mut code = chapter06::CodeGen::new(src);
@@ -37,6 +44,13 @@ fn bench(c: &mut Criterion) {
     run_group(c, "chapter09-parse-iterate", compile_iterate, &arithmetic);
     let memory: [Shape; 2] = [("loop-heavy", loop_heavy), ("struct-heavy", struct_heavy)];
     run_group(c, "chapter11-parse-iterate-gcm", compile_schedule, &memory);
+    let narrow: [Shape; 1] = [("mixed", mixed)];
+    run_group(
+        c,
+        "chapter14-parse-iterate-gcm",
+        compile_schedule_14,
+        &narrow,
+    );
 }
 
 fn run_group(c: &mut Criterion, name: &str, compile: fn(&str) -> usize, shapes: &[Shape]) {

@@ -1,7 +1,7 @@
-//! The generated programs that both benchmarks compile: `compile`
-//! (criterion, every chapter's group) and `growth` (chapter 11's 1k and
-//! 100k programs timed alternately), and chapter 11's compile, which both
-//! time.
+//! The generated programs that the benchmarks compile: `compile`
+//! (criterion, every chapter's group), `commands` (every command of the
+//! latest chapter) and `growth` (chapter 11's 1k and 100k programs timed
+//! alternately), and the compile pipelines of chapters 11 and 14.
 
 use std::fmt::Write;
 
@@ -109,6 +109,54 @@ P? r = null;
     src
 }
 
+/// Float variables live at once in the mixed program.
+const FLOATS: usize = 4;
+
+/// About `n` statements in chapter 14's language: floats and narrow
+/// integers (each store into an `i32`, `u8` or `f32` field truncates or
+/// rounds), bitwise operators, and structs that point to structs: a list
+/// of bodies, each with a position, built and read under null tests.
+pub fn mixed(n: usize) -> String {
+    let mut src = String::from(
+        "struct Vec { flt x; flt y; }
+struct Body { Body? next; Vec? pos; i32 id; u8 tag; f32 mass; }
+",
+    );
+    declarations(&mut src);
+    for f in 0..FLOATS {
+        let _ = writeln!(src, "flt f{f} = arg * 0.5 + {f};");
+    }
+    src.push_str(
+        "Body b = new Body;
+b.pos = new Vec;
+Body? list = null;
+Vec? w = null;
+",
+    );
+    let mut i = VARS;
+    while i < n {
+        let (dst, a, c) = (i % VARS, (i + 3) % VARS, (i + 5) % VARS);
+        let (fd, fa) = (i % FLOATS, (i + 1) % FLOATS);
+        let (line, statements) = match i % 8 {
+            0 => (format!("b.id = b.id + v{a};"), 1),
+            1 => (format!("b.tag = v{a} + {i};"), 1),
+            2 => (format!("f{fd} = f{fa} * 0.5 + v{c};"), 1),
+            3 => (format!("w = b.pos; if (w) w.x = f{fa} - w.y;"), 2),
+            4 => (format!("if (list) v{dst} = list.id + v{dst};"), 1),
+            5 => (
+                "b = new Body; b.pos = new Vec; b.next = list; list = b;".to_owned(),
+                4,
+            ),
+            6 => (format!("v{dst} = (v{a} & 255) ^ (v{c} >> 3);"), 1),
+            _ => (format!("b.mass = {}.5;", i % 10), 1),
+        };
+        let _ = writeln!(src, "{line}");
+        i += statements;
+    }
+    let _ = writeln!(src, "return v0 + b.id + b.tag + f0;");
+    src
+}
+
 /// A program shape: its name and its generator.
 pub type Shape = (&'static str, fn(usize) -> String);
 
@@ -120,5 +168,15 @@ pub fn compile_schedule(src: &str) -> usize {
         .expect("generated programs are valid")
         .iterate()
         .expect("generated programs pass the null check");
+    code.graph.len()
+}
+
+/// Chapter 14's pipeline, the same phases as chapter 11's.
+pub fn compile_schedule_14(src: &str) -> usize {
+    let mut code = chapter14::CodeGen::new(src);
+    code.parse()
+        .expect("generated programs are valid")
+        .iterate()
+        .expect("generated programs pass the checks");
     code.graph.len()
 }
