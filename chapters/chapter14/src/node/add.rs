@@ -144,12 +144,9 @@ pub(crate) fn phi_con(g: &mut Graph, op: NodeId, rotate: bool) -> Option<NodeId>
     if rhs_is_phi {
         label.push_str(phi_label(g, rhs));
     }
-    // The new phi holds what the operator gives: a float comparison over a
-    // phi of floats gives ints.
-    let declared = match g.kind(op) {
-        NodeKind::BoolF(_) => Types::INT_BOT,
-        _ => super::phi::declared(g, lphi),
-    };
+    // The operators that come here (associative ones: comparisons no
+    // longer do, from chapter 14) give what their operands are.
+    let declared = super::phi::declared(g, lphi);
     let phi = g.add_node(
         NodeKind::Phi {
             label: label.into(),
