@@ -34,9 +34,18 @@
 //! as Java computes them (a shift count uses its low six bits), and the
 //! rounding of a float to the nearest 32-bit float. Narrow types need
 //! nothing more: the masks and shifts that cut values down are nodes.
+//!
+//! Chapter 15 adds arrays. A New of an array takes its length from its
+//! input when control passes it (a negative length is a fault); a write
+//! to the body names its element, found from the byte offset the Load or
+//! Store computes and the array's layout, and an index outside the array
+//! is a fault, as Simple's evaluator throws. An element never written is
+//! its type's zero. A returned array is shown with its length and its
+//! elements; a `u8[]` is shown as the characters its bytes are, as
+//! Simple shows it.
 
 use crate::graph::{Graph, NodeId};
-use crate::node::{is_cfg, mem_merge_slice, round_f32, shift, BoolOp, NodeKind};
+use crate::node::{element_offset, is_cfg, mem_merge_slice, round_f32, shift, BoolOp, NodeKind};
 use crate::types::{Type, TypeId};
 use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell};
@@ -70,6 +79,11 @@ pub enum Value {
     Obj {
         name: String,
         fields: Vec<(String, Value)>,
+    },
+    /// An array of type `name` (`int[]`) and its elements.
+    Array {
+        name: String,
+        elems: Vec<Value>,
     },
     /// An object of struct `name` not shown again: it is being shown
     /// already (a cycle of references), or too many objects were shown.
@@ -125,6 +139,13 @@ impl PartialEq for Value {
                 },
             ) => name == name2 && fields == fields2,
             (Value::Omitted { name }, Value::Omitted { name: name2 }) => name == name2,
+            (
+                Value::Array { name, elems },
+                Value::Array {
+                    name: name2,
+                    elems: elems2,
+                },
+            ) => name == name2 && elems == elems2,
             _ => false,
         }
     }
@@ -146,6 +167,27 @@ impl fmt::Display for Value {
                 f.write_str("\n}")
             }
             Value::Omitted { name } => write!(f, "Obj<{name}> {{...}}"),
+            // Bytes are text: Simple shows a `u8[]` as its characters.
+            Value::Array { name, elems } if name == "u8[]" => {
+                for e in elems {
+                    let byte = match e {
+                        Value::Int(v) => *v as u8,
+                        _ => 0,
+                    };
+                    write!(f, "{}", byte as char)?;
+                }
+                Ok(())
+            }
+            Value::Array { name, elems } => {
+                write!(f, "Obj<{name}> {{\n  #={}\n  []=[", elems.len())?;
+                for (i, e) in elems.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{e}")?;
+                }
+                f.write_str("]\n}")
+            }
         }
     }
 }
@@ -195,16 +237,19 @@ pub(crate) struct Memory(Option<Rc<Write>>);
 #[derive(Debug)]
 struct Write {
     object: usize,
+    /// The element written, for an array's body; 0 for a field.
+    slot: i64,
     value: Val,
     older: Memory,
 }
 
 impl Memory {
-    /// The newest value written to `object`.
-    fn read(&self, object: usize) -> Option<&Val> {
+    /// The newest value written to `object` (to its element `slot`, in an
+    /// array's body).
+    fn read(&self, object: usize, slot: i64) -> Option<&Val> {
         let mut m = self.0.as_deref();
         while let Some(w) = m {
-            if w.object == object {
+            if w.object == object && w.slot == slot {
                 return Some(&w.value);
             }
             m = w.older.0.as_deref();
@@ -349,8 +394,9 @@ struct Evaluator<'g> {
     memo: Cell<FxHashMap<NodeId, Val>>,
     /// The object each New made when control last passed it.
     news: RefCell<FxHashMap<NodeId, usize>>,
-    /// The struct type of every object made so far.
-    objects: RefCell<Vec<TypeId>>,
+    /// The struct type of every object made so far, and its length if it
+    /// is an array.
+    objects: RefCell<Vec<(TypeId, i64)>>,
     arg: i64,
     /// The control nodes from which a Return can be reached.
     returns: Vec<bool>,
@@ -372,7 +418,7 @@ impl Evaluator<'_> {
                         loops -= 1;
                     }
                     self.latch_phis(c, prev)?;
-                    self.allocate(c);
+                    self.allocate(c)?;
                     self.control_user(c)
                 }
                 NodeKind::If | NodeKind::Never => {
@@ -389,7 +435,7 @@ impl Evaluator<'_> {
                     return Ok(Outcome::Value(self.snapshot(c, &v, shown)?));
                 }
                 NodeKind::CProj { .. } => {
-                    self.allocate(c);
+                    self.allocate(c)?;
                     self.control_user(c)
                 }
                 _ => None,
@@ -401,7 +447,7 @@ impl Evaluator<'_> {
     }
 
     /// Control passes `ctrl`: every New anchored there makes a new object.
-    fn allocate(&mut self, ctrl: NodeId) {
+    fn allocate(&mut self, ctrl: NodeId) -> Eval<()> {
         let g = self.g;
         let mut anchored = vec![ctrl];
         // A bypassed empty `if` (see `control_user`) still anchors what was
@@ -415,18 +461,31 @@ impl Evaluator<'_> {
             for &n in g.outputs(c) {
                 if let NodeKind::New { ptr } = g.kind(n) {
                     let obj = g.types.pointee(*ptr).expect("new makes a pointer");
-                    self.make(n, obj);
+                    self.make(n, obj)?;
                 }
             }
         }
+        Ok(())
     }
 
-    /// A new object of struct type `obj`, made by New `n`.
-    fn make(&self, n: NodeId, obj: TypeId) -> usize {
+    /// A new object of struct type `obj`, made by New `n`; an array takes
+    /// its length from the New's input.
+    fn make(&self, n: NodeId, obj: TypeId) -> Eval<usize> {
+        let len = match self.g.input(n, 1) {
+            Some(len) => array_length(self.value(len)?)?,
+            None => 0,
+        };
         let mut objects = self.objects.borrow_mut();
         self.news.borrow_mut().insert(n, objects.len());
-        objects.push(obj);
-        objects.len() - 1
+        objects.push((obj, len));
+        Ok(objects.len() - 1)
+    }
+
+    /// The element of an array that a Load or Store `n` at byte offset
+    /// `off` names, checked against the array's length.
+    fn element(&self, n: NodeId, object: usize, off: Val) -> Eval<i64> {
+        let (ty, len) = self.objects.borrow()[object];
+        element_index(self.g, n, ty, len, off.number())
     }
 
     /// Control enters `region` from `prev`: every phi takes its input on
@@ -487,26 +546,39 @@ impl Evaluator<'_> {
                         // where its value is first wanted.
                         None => {
                             let obj = g.types.pointee(*ptr).expect("new makes a pointer");
-                            Val::Ptr(self.make(n, obj))
+                            Val::Ptr(self.make(n, obj)?)
                         }
                     }
                 }
                 NodeKind::Store { name, .. } => {
                     let mem = memory(input(1)?);
                     let object = object(input(2)?, name)?;
+                    let slot = match element_offset(g, n) {
+                        Some(_) => self.element(n, object, input(4)?)?,
+                        None => 0,
+                    };
                     let value = input(3)?;
                     Val::Mem(Memory(Some(Rc::new(Write {
                         object,
+                        slot,
                         value,
                         older: mem,
                     }))))
                 }
-                NodeKind::Load { name, .. } => {
+                NodeKind::Load { name, declared, .. } => {
                     let mem = memory(input(1)?);
                     let object = object(input(2)?, name)?;
-                    match mem.read(object) {
-                        Some(v) => v.clone(),
-                        None => return Err(format!("field '{name}' read before it was set")),
+                    let slot = match element_offset(g, n) {
+                        Some(_) => Some(self.element(n, object, input(3)?)?),
+                        None => None,
+                    };
+                    match (mem.read(object, slot.unwrap_or(0)), slot) {
+                        (Some(v), _) => v.clone(),
+                        // A new array is all zeros.
+                        (None, Some(_)) => zero(g, *declared),
+                        (None, None) => {
+                            return Err(format!("field '{name}' read before it was set"))
+                        }
                     }
                 }
                 // Not a value: cannot happen in a well-formed graph.
@@ -528,23 +600,42 @@ impl Evaluator<'_> {
             other => return Ok(Value::Int(other.number())),
         };
         let g = self.g;
-        let ty = self.objects.borrow()[o];
+        let (ty, len) = self.objects.borrow()[o];
         let name = g.types.struct_name(ty).unwrap_or("?").to_owned();
         if !shown.enter(o) {
             return Ok(Value::Omitted { name });
         }
         let mut fields = Vec::new();
         let first = self.first_alias.get(&ty).copied().unwrap_or(0);
-        for idx in 0..g.types.field_count(ty) {
-            let alias = first + idx as u32;
-            // The Return's memory: a merge of split-off slices, or the
-            // whole memory when nothing was split.
-            let slice = g.input(ret, 2).map(|m| match g.kind(m) {
+        // The Return's memory of one alias class: a merge of split-off
+        // slices, or the whole memory when nothing was split.
+        let slice = |alias: u32| {
+            g.input(ret, 2).map(|m| match g.kind(m) {
                 NodeKind::MemMerge => mem_merge_slice(g, m, alias),
                 _ => m,
-            });
-            let value = match slice {
-                Some(m) => match memory(self.value(m)?).read(o) {
+            })
+        };
+        if g.types.is_array(ty) {
+            let body = match slice(first + 1) {
+                Some(m) => memory(self.value(m)?),
+                None => Memory::default(),
+            };
+            let elem = g.types.field_type(ty, 1);
+            let mut elems = Vec::new();
+            for i in 0..len {
+                let v = match body.read(o, i) {
+                    Some(v) => v.clone(),
+                    None => zero(g, elem),
+                };
+                elems.push(self.snapshot(ret, &v, shown)?);
+            }
+            shown.leave();
+            return Ok(Value::Array { name, elems });
+        }
+        for idx in 0..g.types.field_count(ty) {
+            let alias = first + idx as u32;
+            let value = match slice(alias) {
+                Some(m) => match memory(self.value(m)?).read(o, 0) {
                     Some(fv) => self.snapshot(ret, &fv.clone(), shown)?,
                     None => Value::Null,
                 },
@@ -554,6 +645,45 @@ impl Evaluator<'_> {
         }
         shown.leave();
         Ok(Value::Obj { name, fields })
+    }
+}
+
+/// The length of a new array, which must not be negative.
+pub(crate) fn array_length(v: Val) -> Eval<i64> {
+    match v.number() {
+        len if len < 0 => Err(format!("Negative array length {len}")),
+        len => Ok(len),
+    }
+}
+
+/// The element that byte offset `off` names in an array of type `ty` and
+/// length `len`, for Load or Store `n`: `(off - base) >> scale`, with the
+/// base and scale of the array's layout. An index outside the array is a
+/// fault.
+pub(crate) fn element_index(g: &Graph, n: NodeId, ty: TypeId, len: i64, off: i64) -> Eval<i64> {
+    let Some(layout) = g.types.struct_layout(ty).filter(|_| g.types.is_array(ty)) else {
+        return Err(format!(
+            "{} of an element of no array",
+            crate::node::label(g, n)
+        ));
+    };
+    let index = off.wrapping_sub(layout.offsets[1].into()) >> layout.scale;
+    if index < 0 || index >= len {
+        return Err(format!(
+            "Array index {index} out of bounds for length {len}"
+        ));
+    }
+    Ok(index)
+}
+
+/// The zero of a type: what an array element holds until it is written.
+pub(crate) fn zero(g: &Graph, ty: TypeId) -> Val {
+    if g.types.is_flt(ty) {
+        Val::Float(0.0)
+    } else if g.types.is_ptr(ty) {
+        Val::Null
+    } else {
+        Val::Int(0)
     }
 }
 

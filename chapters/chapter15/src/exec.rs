@@ -14,11 +14,19 @@
 //! placed before the Stores that would overwrite what it reads (the
 //! anti-dependences), every value computed before its uses. The fuzzer and
 //! the tests compare them.
+//!
+//! Chapter 15: an array object holds its length and its elements, made
+//! zero by its New; a Load or Store with a byte offset reaches an element
+//! through the array's layout, and an index outside the array, or a
+//! negative length, is a fault with the graph evaluator's words.
 
-use crate::eval::{projection, pure_value, Eval, Memory, Outcome, Shown, Val, Value};
+use crate::eval::{
+    array_length, element_index, projection, pure_value, zero, Eval, Memory, Outcome, Shown, Val,
+    Value,
+};
 use crate::gcm::{block, is_block_head};
 use crate::graph::{Graph, NodeId};
-use crate::node::{is_cfg, NodeKind};
+use crate::node::{element_offset, is_cfg, NodeKind};
 use crate::types::TypeId;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -26,6 +34,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 struct Object {
     ty: TypeId,
     fields: Vec<Option<Val>>,
+    /// The elements of an array (none for a struct).
+    elems: Vec<Val>,
 }
 
 /// Runs the scheduled program of `g` with `arg` bound to `arg`, allowing
@@ -224,22 +234,41 @@ impl Machine<'_> {
             NodeKind::New { ptr } => {
                 let ty = g.types.pointee(*ptr).expect("new makes a pointer");
                 let count = g.types.field_count(ty);
+                let elems = match g.input(n, 1) {
+                    Some(_) => {
+                        let len = array_length(input(1)?)?;
+                        let z = zero(g, g.types.field_type(ty, 1));
+                        vec![z; len as usize]
+                    }
+                    None => Vec::new(),
+                };
                 self.heap.push(Object {
                     ty,
                     fields: vec![None; count],
+                    elems,
                 });
                 Val::Ptr(self.heap.len() - 1)
             }
             NodeKind::Store { name, alias, .. } => {
                 let (o, field) = self.field(input(2)?, *alias, name)?;
                 let value = input(3)?;
-                self.heap[o].fields[field] = Some(value);
+                match element_offset(g, n) {
+                    Some(_) => {
+                        let i = self.element(n, o, input(4)?)?;
+                        self.heap[o].elems[i] = value;
+                    }
+                    None => self.heap[o].fields[field] = Some(value),
+                }
                 Val::Mem(Memory::default())
             }
             // One heap holds all of memory; a merge of its slices is no work.
             NodeKind::MemMerge => Val::Mem(Memory::default()),
             NodeKind::Load { name, alias, .. } => {
                 let (o, field) = self.field(input(2)?, *alias, name)?;
+                if element_offset(g, n).is_some() {
+                    let i = self.element(n, o, input(3)?)?;
+                    return Ok(self.heap[o].elems[i].clone());
+                }
                 self.heap[o].fields[field]
                     .clone()
                     .ok_or_else(|| format!("field '{name}' read before it was set"))?
@@ -262,6 +291,14 @@ impl Machine<'_> {
         Ok((o, field))
     }
 
+    /// The element of array `o` that Load or Store `n` at byte offset
+    /// `off` names.
+    fn element(&self, n: NodeId, o: usize, off: Val) -> Eval<usize> {
+        let obj = &self.heap[o];
+        let i = element_index(self.g, n, obj.ty, obj.elems.len() as i64, off.number())?;
+        Ok(i as usize)
+    }
+
     /// What the program returns, with objects shown by their fields now,
     /// and the objects those refer to in turn.
     fn snapshot(&self, v: &Val, shown: &mut Shown) -> Value {
@@ -271,6 +308,11 @@ impl Machine<'_> {
                 let name = self.g.types.struct_name(obj.ty).unwrap_or("?").to_owned();
                 if !shown.enter(*o) {
                     return Value::Omitted { name };
+                }
+                if self.g.types.is_array(obj.ty) {
+                    let elems = obj.elems.iter().map(|e| self.snapshot(e, shown)).collect();
+                    shown.leave();
+                    return Value::Array { name, elems };
                 }
                 let fields = (0..obj.fields.len())
                     .map(|i| {

@@ -668,7 +668,12 @@ impl Early {
         if is_pinned(g, n) {
             return;
         }
-        let mut best = g.start();
+        // An array element is read or written no earlier than its control
+        // (chapter 15: the stand-in for a range check of its index).
+        let mut best = match crate::node::element_offset(g, n) {
+            Some(_) => g.input(n, 0).unwrap_or_else(|| g.start()),
+            None => g.start(),
+        };
         for i in 1..g.n_ins(n) {
             let Some(blk) = g.input(n, i).and_then(|def| self.block_of(g, def)) else {
                 continue;

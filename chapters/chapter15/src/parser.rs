@@ -249,13 +249,9 @@ impl<'a> Parser<'a> {
             let at = p.lexer.token_start();
             if p.lexer.matchx("return") {
                 p.parse_return()
-            } else if p.lexer.matchx("int") {
-                // As in Simple, a `?` after a type is read for any type,
-                // and means nothing for `int` or `flt`.
-                p.lexer.matches("?");
+            } else if p.lexer.matchx("int") && !p.type_suffix_next(at) {
                 p.parse_decl(Types::INT_BOT)
-            } else if p.lexer.matchx("flt") {
-                p.lexer.matches("?");
+            } else if p.lexer.matchx("flt") && !p.type_suffix_next(at) {
                 p.parse_decl(Types::FLT_BOT)
             } else if p.lexer.matches("{") {
                 p.parse_block()?;
@@ -279,6 +275,16 @@ impl<'a> Parser<'a> {
                 p.parse_expression_statement()
             }
         })
+    }
+
+    /// After `int` or `flt`: a `?` or `[]` follows, so this is a longer type
+    /// (`int[] a`, or the error `int?`); the name is put back for
+    /// [`Parser::parse_type`].
+    fn type_suffix_next(&mut self, at: usize) -> bool {
+        let after = self.lexer.pos();
+        let suffix = self.lexer.matches("?") || self.lexer.matches("[]");
+        self.lexer.set_pos(if suffix { at } else { after });
+        suffix
     }
 
     /// `if ( expr ) statement [else statement]`, `if` already read at `at`.
@@ -496,7 +502,7 @@ impl<'a> Parser<'a> {
     /// expression evaluated for its effect (`v.x = 1;`).
     fn parse_expression_statement(&mut self) -> Result<(), Error> {
         let start = self.lexer.token_start();
-        let declared = self.parse_type();
+        let declared = self.parse_type()?;
         let at = self.lexer.token_start();
         let name = self.require_id()?;
         let expr = if self.lexer.matches(";") {
@@ -633,38 +639,138 @@ impl<'a> Parser<'a> {
         ))
     }
 
-    /// A type name, if one is next: `int`, `flt`, or a struct name making
-    /// a pointer type, nullable with a `?` (read after `int` and `flt` too,
-    /// and ignored). A name that is no known struct, but is followed by another
-    /// name (`Node next`), is a struct declared later: a forward reference.
-    /// The following name is left for the caller. If no type is next,
-    /// nothing is consumed.
-    fn parse_type(&mut self) -> Option<TypeId> {
+    /// A type, if one is next: a name (`int`, `flt`, a struct name making
+    /// a pointer type), then any of `?` (a pointer may be null) and `[]`
+    /// (an array of what came before), read left to right: `S?[]?` is a
+    /// nullable array of nullable `S` pointers. A name that is no known
+    /// struct, but is followed (after its suffixes) by another name (`Node
+    /// next`), is a struct declared later: a forward reference. The
+    /// following name is left for the caller. If no type is next, nothing
+    /// is consumed.
+    fn parse_type(&mut self) -> Result<Option<TypeId>, Error> {
         let start = self.lexer.token_start();
-        let name = self.lexer.match_id()?;
-        let nil = self.lexer.matches("?");
-        if let Some(t) = prim_type(&name) {
-            return Some(t);
-        }
-        if let Some(info) = self.structs.get(&name).copied() {
-            return Some(self.graph.types.ptr(info.ty, nil));
-        }
+        let Some(name) = self.lexer.match_id() else {
+            return Ok(None);
+        };
+        let known = if let Some(t) = prim_type(&name) {
+            Some(t)
+        } else if let Some(info) = self.structs.get(&name).copied() {
+            Some(self.graph.types.ptr(info.ty, false))
+        } else {
+            None
+        };
         // A keyword is no struct name (Simple's parser does not check, so
         // `new S;` would declare `S` of a struct type named `new`).
-        if !KEYWORDS.contains(&name.as_str()) && !self.forward.contains(&name) {
-            let after = self.lexer.pos();
-            let next_is_name = self.lexer.match_id().is_some();
-            self.lexer.set_pos(after);
-            if next_is_name {
-                self.forward.insert(name.clone());
+        if known.is_none() && (KEYWORDS.contains(&name.as_str()) || !self.forward_type(&name)) {
+            self.lexer.set_pos(start);
+            return Ok(None);
+        }
+        let mut t = match known {
+            Some(t) => t,
+            None => {
+                let obj = self.graph.types.struct_forward(&name);
+                self.graph.types.ptr(obj, false)
+            }
+        };
+        loop {
+            let at = self.lexer.token_start();
+            if self.lexer.matches("?") {
+                let types = &mut self.graph.types;
+                if !types.is_ptr(t) {
+                    let shown = types.to_string(t);
+                    return Err(Error::new(format!("Type {shown} cannot be null"), at));
+                }
+                if types.is_nullable(t) {
+                    let shown = types.to_string(t);
+                    return Err(Error::new(format!("Type {shown} already allows null"), at));
+                }
+                let obj = types.pointee(t).expect("a pointer");
+                t = types.ptr(obj, true);
+            } else if self.lexer.matches("[]") {
+                let info = self.array_type(t, at)?;
+                t = self.graph.types.ptr(info.ty, false);
+            } else {
+                return Ok(Some(t));
             }
         }
-        if self.forward.contains(&name) {
-            let obj = self.graph.types.struct_forward(&name);
-            return Some(self.graph.types.ptr(obj, nil));
+    }
+
+    /// Name `name`, no known type, is a struct declared later if another
+    /// name follows it (after any `?` and `[]`): `Node? next`, `Tree?[] kids`.
+    /// The cursor is left where it was.
+    fn forward_type(&mut self, name: &str) -> bool {
+        if self.forward.contains(name) {
+            return true;
         }
-        self.lexer.set_pos(start);
-        None
+        let after = self.lexer.pos();
+        while self.lexer.matches("?") || self.lexer.matches("[]") {}
+        let next_is_name = self.lexer.match_id().is_some();
+        self.lexer.set_pos(after);
+        if next_is_name {
+            self.forward.insert(name.into());
+        }
+        next_is_name
+    }
+
+    /// The array type with elements of type `elem`, first mentioned at
+    /// `at`. Like a struct it is declared once, by its name (`int[]`,
+    /// `*S?[]`): its two fields, the length `#` and the body `[]`, become
+    /// two alias classes whose memory slices are bound in the outermost
+    /// scope, as a struct's are. So the first mention must be there (as a
+    /// struct declaration must).
+    fn array_type(&mut self, elem: TypeId, at: usize) -> Result<StructInfo, Error> {
+        let types = &mut self.graph.types;
+        let name = format!("{}[]", types.str(elem));
+        if let Some(info) = self.structs.get(&name) {
+            return Ok(*info);
+        }
+        let Some(ty) = types.array(elem) else {
+            return Err(Error::new(
+                "Arrays of reference types must always be nullable",
+                at,
+            ));
+        };
+        if !self.at_top_level() {
+            return Err(Error::new(
+                format!("Array type '{name}' must first appear in the top level scope"),
+                at,
+            ));
+        }
+        let info = StructInfo {
+            ty,
+            first_alias: self.next_alias,
+        };
+        self.next_alias += 2;
+        self.structs.insert(name, info);
+        self.define_slices(info.first_alias, 2);
+        Ok(info)
+    }
+
+    /// The parser is in the program's outermost block, not inside any
+    /// `if`, loop or nested block.
+    fn at_top_level(&self) -> bool {
+        self.x_scopes.len() <= 1 && scope::levels(&self.graph, self.scope).len() <= 2
+    }
+
+    /// Binds the memory slices of alias classes `first..first+count` in the
+    /// scope, each to the whole memory `$mem` (made from Start the first
+    /// time) until a store splits it off.
+    fn define_slices(&mut self, first: u32, count: u32) {
+        let all = match scope::lookup(&mut self.graph, self.scope, MEM) {
+            Some(all) => all,
+            None => {
+                let start = self.graph.start();
+                let idx = node::start_add_memory(&mut self.graph);
+                let proj = proj_new(&mut self.graph, start, idx, MEM);
+                let proj = self.peephole(proj);
+                scope::define(&mut self.graph, self.scope, MEM, Types::MEM_BOT, proj);
+                proj
+            }
+        };
+        for alias in first..first + count {
+            let mem = self.graph.types.mem(alias);
+            scope::define(&mut self.graph, self.scope, &mem_name(alias), mem, all);
+        }
     }
 
     /// `int name [= expr] ;` (or `flt`), the type already read; without a
@@ -701,7 +807,7 @@ impl<'a> Parser<'a> {
     fn parse_struct(&mut self) -> Result<(), Error> {
         // Memory slices live in the program's outermost block, so that
         // they outlive every statement that may use them.
-        if self.x_scopes.len() > 1 || scope::levels(&self.graph, self.scope).len() > 2 {
+        if !self.at_top_level() {
             return Err(self.error_syntax("struct declarations can only appear in top level scope"));
         }
         let name = self.require_id()?;
@@ -712,7 +818,7 @@ impl<'a> Parser<'a> {
         let mut fields: Vec<TypeId> = Vec::new();
         while !self.lexer.peek_is('}') && !self.lexer.is_eof() {
             let at = self.lexer.token_start();
-            let Some(ty) = self.parse_type() else {
+            let Some(ty) = self.parse_type()? else {
                 // Simple's words, which name the token found and then the
                 // one after it.
                 self.lexer.set_pos(at);
@@ -740,21 +846,7 @@ impl<'a> Parser<'a> {
         let first_alias = self.next_alias;
         self.next_alias += fields.len() as u32;
         self.structs.insert(name, StructInfo { ty, first_alias });
-        let all = match scope::lookup(&mut self.graph, self.scope, MEM) {
-            Some(all) => all,
-            None => {
-                let start = self.graph.start();
-                let idx = node::start_add_memory(&mut self.graph);
-                let proj = proj_new(&mut self.graph, start, idx, MEM);
-                let proj = self.peephole(proj);
-                scope::define(&mut self.graph, self.scope, MEM, Types::MEM_BOT, proj);
-                proj
-            }
-        };
-        for alias in first_alias..self.next_alias {
-            let mem = self.graph.types.mem(alias);
-            scope::define(&mut self.graph, self.scope, &mem_name(alias), mem, all);
-        }
+        self.define_slices(first_alias, fields.len() as u32);
         Ok(())
     }
 
@@ -943,25 +1035,41 @@ impl<'a> Parser<'a> {
         })
     }
 
-    /// `('.' field)*`, and a final `= expr` makes the last field access a
-    /// store. A store's value as an expression is the object itself.
+    /// `('.' field | '#' | '[' expr ']')*`, and a final `= expr` makes the
+    /// last access a store. `a#` reads the length of array `a`, `a[i]` its
+    /// element `i`. A store's value as an expression is the value stored
+    /// (as cut to the field's type).
     fn parse_postfix(&mut self, expr: NodeId) -> Parsed {
         let mut expr = expr;
         loop {
             let dot = self.lexer.token_start();
-            if !self.lexer.matches(".") {
+            let access = if self.lexer.matches(".") {
+                "."
+            } else if self.lexer.matches("#") {
+                "#"
+            } else if self.lexer.matches("[") {
+                "[]"
+            } else {
                 return Ok(expr);
-            }
+            };
             let t = self.graph.ty(expr);
             if !self.graph.types.is_ptr(t) {
                 let shown = self.graph.types.str(t);
                 return Err(Error::new(
-                    format!("Expected struct reference but got {shown}"),
+                    format!("Expected reference but got {shown}"),
                     dot,
                 ));
             }
-            let at = self.lexer.token_start();
-            let name = self.require_id()?;
+            let at = if access == "." {
+                self.lexer.token_start()
+            } else {
+                dot
+            };
+            let name = if access == "." {
+                self.require_id()?
+            } else {
+                access.to_owned()
+            };
             // A pointer that can only be null (a test of it proved it
             // non-null where it is null everywhere): Simple's chapter 12
             // words.
@@ -989,14 +1097,33 @@ impl<'a> Parser<'a> {
             };
             let alias = info.first_alias + idx as u32;
             let declared = self.graph.types.field_type(info.ty, idx);
+            // An element's byte offset: `(i<<scale)+base`, from the layout.
+            let off = if access == "[]" {
+                self.graph.keep(expr);
+                let index = self.parse_expression();
+                self.graph.unkeep(expr);
+                let index = index?;
+                self.require("]")?;
+                Some(self.element_offset(info.ty, index))
+            } else {
+                None
+            };
+            if let Some(off) = off {
+                self.graph.keep(off);
+            }
             if self.lexer.matches("=") {
                 if self.lexer.peek_is('=') {
                     // It was `==`: put the first '=' back.
                     let pos = self.lexer.pos();
                     self.lexer.set_pos(pos - 1);
                 } else {
-                    let value = self.parse_expression()?;
-                    let value = self.store_value(value, info.ty, idx);
+                    self.graph.keep(expr);
+                    let value = self.parse_expression();
+                    self.graph.unkeep(expr);
+                    if let Some(off) = off {
+                        self.graph.unkeep(off);
+                    }
+                    let value = self.store_value(value?, info.ty, idx);
                     let ctrl = self.ctrl();
                     let mem = self.memory(alias);
                     let field = StoreField {
@@ -1006,10 +1133,17 @@ impl<'a> Parser<'a> {
                         init: false,
                     };
                     let st = store_new(&mut self.graph, field, at, ctrl, mem, expr, value);
+                    if off.is_some() {
+                        self.graph.add_def(st, off);
+                    }
                     let st = self.peephole(st);
                     scope::update(&mut self.graph, self.scope, &mem_name(alias), st);
-                    return Ok(expr);
+                    // Chapter 15: the value of `p.f = e` is the value stored.
+                    return Ok(value);
                 }
+            }
+            if let Some(off) = off {
+                self.graph.unkeep(off);
             }
             // A pointer loaded may be null, whatever the field says: every
             // reference field starts out null. And it points to the struct
@@ -1026,8 +1160,36 @@ impl<'a> Parser<'a> {
             let declared = self.deepen(declared);
             let mem = self.memory(alias);
             let load = load_new(&mut self.graph, &name, alias, declared, at, mem, expr);
+            if off.is_some() {
+                self.graph.add_def(load, off);
+                // An element is read no earlier than where the program reads
+                // it: its index may be valid only there (Simple's stand-in
+                // for a range check).
+                let ctrl = self.ctrl();
+                self.graph.set_def(load, 0, Some(ctrl));
+            }
             expr = self.peephole(load);
         }
+    }
+
+    /// The byte offset of element `index` of array type `ary`:
+    /// `base + (index << scale)`, both from the array's layout.
+    fn element_offset(&mut self, ary: TypeId, index: NodeId) -> NodeId {
+        let layout = self
+            .graph
+            .types
+            .struct_layout(ary)
+            .expect("an array's elements have a layout");
+        let scale = self.constant(layout.scale.into());
+        let shl = self
+            .graph
+            .add_node(NodeKind::Shl, vec![None, Some(index), Some(scale)]);
+        let shl = self.peephole(shl);
+        let base = self.constant(layout.offsets[1].into());
+        let add = self
+            .graph
+            .add_node(NodeKind::Add, vec![None, Some(base), Some(shl)]);
+        self.peephole(add)
     }
 
     /// The value stored into field `idx` of struct `obj`: an int going into
@@ -1111,19 +1273,85 @@ impl<'a> Parser<'a> {
             return Ok(self.peephole(c));
         }
         if self.lexer.matchx("new") {
-            let at = self.lexer.token_start();
-            let name = self.require_id()?;
-            // Not a struct, or one not declared yet.
-            let Some(info) = self.structs.get(&name).copied() else {
-                return Err(Error::new(format!("Unknown struct type '{name}'"), at));
-            };
-            return Ok(self.new_struct(info));
+            return self.parse_new();
         }
         let Some(name) = self.lexer.match_id() else {
             return Err(self.error_syntax("an identifier or expression"));
         };
         scope::lookup(&mut self.graph, self.scope, &name)
             .ok_or_else(|| Error::new(format!("Undefined name '{name}'"), at))
+    }
+
+    /// `new S` or `new T[len]`, `new` already read.
+    fn parse_new(&mut self) -> Parsed {
+        let at = self.lexer.token_start();
+        let Some(t) = self.parse_type()? else {
+            // A name, but of no type: a struct not declared.
+            return Err(match self.lexer.match_id() {
+                Some(name) => Error::new(format!("Unknown struct type '{name}'"), at),
+                None => Error::new("Expected a type", at),
+            });
+        };
+        let bracket = self.lexer.token_start();
+        if self.lexer.matches("[") {
+            let len = self.parse_expression()?;
+            let lt = self.graph.ty(len);
+            if !self.graph.types.is_int(lt) {
+                let shown = self.graph.types.to_string(lt);
+                return Err(Error::new(
+                    format!("Cannot allocate an array with length {shown}"),
+                    bracket,
+                ));
+            }
+            self.require("]")?;
+            self.graph.keep(len);
+            let info = self.array_type(t, at);
+            self.graph.unkeep(len);
+            return self.new_array(info?, len);
+        }
+        let types = &self.graph.types;
+        let Some(obj) = types.pointee(t) else {
+            return Err(Error::new(
+                format!("Cannot allocate a {}", types.str(t)),
+                at,
+            ));
+        };
+        let name = types.struct_name(obj).unwrap_or_default().to_owned();
+        match self.structs.get(&name).copied() {
+            Some(info) if self.graph.types.is_array(info.ty) => {
+                Err(Error::new("Not yet implemented", at))
+            }
+            Some(info) => Ok(self.new_struct(info)),
+            // Not a struct, or one not declared yet.
+            None => Err(Error::new(format!("Unknown struct type '{name}'"), at)),
+        }
+    }
+
+    /// `new T[len]`: a New of the array type with its length as input,
+    /// then a Store of the length into `#`. The elements are not stored:
+    /// a new array is all zeros (or nulls), which is what a load of an
+    /// element no store wrote gives.
+    fn new_array(&mut self, info: StructInfo, len: NodeId) -> Parsed {
+        let ptr = self.graph.types.ptr(info.ty, false);
+        let ctrl = self.ctrl();
+        let n = new_new(&mut self.graph, ptr, ctrl);
+        self.graph.add_def(n, Some(len));
+        let n = self.peephole(n);
+        self.graph.keep(n);
+        let at = self.lexer.pos();
+        let alias = info.first_alias;
+        let mem = self.memory(alias);
+        let ctrl = self.ctrl();
+        let field = StoreField {
+            name: "#",
+            alias,
+            declared: Types::INT_BOT,
+            init: true,
+        };
+        let st = store_new(&mut self.graph, field, at, ctrl, mem, n, len);
+        let st = self.peephole(st);
+        scope::update(&mut self.graph, self.scope, &mem_name(alias), st);
+        Ok(self.graph.unkeep(n))
     }
 
     fn constant(&mut self, value: i64) -> NodeId {

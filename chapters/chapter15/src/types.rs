@@ -36,6 +36,15 @@
 //! one) and is its own dual. Where a program needs the fields again, the
 //! parser looks the name up ("deepens" the pointer).
 //!
+//! Chapter 15 adds arrays. An array type is a struct like any other, named
+//! after its element (`int[]`, `u8[]`, `*S?[]`), with two fields: `#`,
+//! the length, and `[]`, the body of elements. Since it is a struct, its
+//! fields are alias classes of their own, and its layout comes from the
+//! same [`Types::struct_layout`] as a struct's: the length first (8
+//! bytes), then the body at the next offset, each element the size its
+//! type's [`Types::layout`] gives. An array of references holds nullable
+//! pointers (every element starts out null).
+//!
 //! Types are interned in a [`Types`] table: each distinct type is stored once
 //! and named by a small [`TypeId`], so comparing two types is comparing two
 //! integers, and a tuple of types is a slice of ids. The ids of the common
@@ -232,6 +241,20 @@ impl Flt {
 pub struct Layout {
     pub size: u32,
     pub align: u32,
+}
+
+/// Where each field of a struct lies, in bytes from the start of the
+/// object, and the object's size and alignment. For an array, `offsets`
+/// are those of the length (`#`) and of element 0 (`[]`), and `size` is
+/// that of an empty array; element `i` lies at `offsets[1] + i * elem`.
+#[derive(Clone, PartialEq, Eq, Debug)]
+pub struct StructLayout {
+    pub offsets: Vec<u32>,
+    pub size: u32,
+    pub align: u32,
+    /// For an array, log2 of the size of one element (the shift that
+    /// turns an index into a byte offset); 0 for a struct.
+    pub scale: u32,
 }
 
 /// The primitive types a program can name, with the types they stand for.
@@ -678,6 +701,80 @@ impl Types {
         };
         let size = bits.div_ceil(8).next_power_of_two();
         Some(Layout { size, align: size })
+    }
+
+    /// The layout of struct `obj`, computed here and nowhere else: the
+    /// fields are placed largest first (so no padding is needed between
+    /// them), in declaration order among fields of one size, and the
+    /// object is padded to a multiple of 8 bytes. An array's body holds
+    /// any number of elements, so it counts as one element for its place
+    /// (after the length) and as none for the size. `None` for a forward
+    /// reference or a field whose type has no layout.
+    pub fn struct_layout(&self, obj: TypeId) -> Option<StructLayout> {
+        let Type::Struct {
+            fields: Some(fields),
+            ..
+        } = self.get(obj)
+        else {
+            return None;
+        };
+        let sizes = fields
+            .iter()
+            .map(|&f| match self.get(f) {
+                Type::Field { ty, .. } => self.layout(*ty).map(|l| l.size),
+                _ => None,
+            })
+            .collect::<Option<Vec<u32>>>()?;
+        let is_array = self.is_array(obj);
+        let mut offsets = vec![0; sizes.len()];
+        let mut off = 0;
+        for size in [8, 4, 2, 1] {
+            for (i, &s) in sizes.iter().enumerate() {
+                if s == size {
+                    offsets[i] = off;
+                    if !(is_array && i == 1) {
+                        off += s;
+                    }
+                }
+            }
+        }
+        // The body of an array comes after its length whatever its size.
+        if is_array {
+            offsets[1] = 8;
+            off = 8;
+        }
+        let scale = if is_array {
+            sizes[1].trailing_zeros()
+        } else {
+            0
+        };
+        Some(StructLayout {
+            offsets,
+            size: off.div_ceil(8) * 8,
+            align: 8,
+            scale,
+        })
+    }
+
+    /// The array type whose elements are of type `elem`: a struct named
+    /// `elem[]` (by the element's short name) with a length `#` and a
+    /// body `[]`. `None` if the element is a non-null pointer: an array
+    /// of references starts out all null, so its elements must allow it.
+    pub fn array(&mut self, elem: TypeId) -> Option<TypeId> {
+        if self.is_ptr(elem) && !self.is_nullable(elem) {
+            return None;
+        }
+        let name = format!("{}[]", self.str(elem));
+        let len = self.field("#", Self::INT_BOT);
+        let body = self.field("[]", elem);
+        Some(self.struct_of(&name, &[len, body]))
+    }
+
+    /// A struct type that is an array: fields `#` and `[]` (no program
+    /// can name a field so).
+    pub fn is_array(&self, obj: TypeId) -> bool {
+        let fields = self.fields(obj);
+        fields.len() == 2 && matches!(self.get(fields[1]), Type::Field { name, .. } if name == "[]")
     }
 
     pub fn is_int(&self, id: TypeId) -> bool {

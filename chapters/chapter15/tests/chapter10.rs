@@ -82,7 +82,7 @@ else
     v.y = 3;
 return v;
 ";
-    assert_eq!(print_iterated(src), "return new Vector2D;");
+    assert_eq!(print_iterated(src), "return Vector2D;");
 }
 
 #[test]
@@ -170,7 +170,7 @@ return bar;
 ";
     assert_eq!(
         print_iterated(src),
-        "return Phi(Region31,(*void)Phi(Region19,null,new Bar),null);"
+        "return Phi(Region31,(*void)Phi(Region19,null,Bar),null);"
     );
 }
 
@@ -256,7 +256,7 @@ return ret;
 ";
     assert_eq!(
         print_iterated(src),
-        "return Phi(Loop12,new s0,Phi(Region34,new s0,Phi_ret));"
+        "return Phi(Loop12,s0,Phi(Region34,s0,Phi_ret));"
     );
 }
 
@@ -276,7 +276,7 @@ return ret;
 ";
     assert_eq!(
         print_iterated(src),
-        "return Phi(Loop15,new s0,Phi(Region35,new s0,Phi_ret));"
+        "return Phi(Loop15,s0,Phi(Region35,s0,Phi_ret));"
     );
 }
 
@@ -294,7 +294,7 @@ return ret;
 ";
     assert_eq!(
         print_iterated(src),
-        "return Phi(Loop12,new s0,Phi(Region33,new s0,Phi_ret));"
+        "return Phi(Loop12,s0,Phi(Region33,s0,Phi_ret));"
     );
 }
 
@@ -336,7 +336,7 @@ if(0) return 0;
 else return new s0;
 if(new s0.f0) return 0;
 ";
-    assert_eq!(print_iterated(src), "return new s0;");
+    assert_eq!(print_iterated(src), "return s0;");
 }
 
 #[test]
@@ -365,7 +365,7 @@ while(v0.f0) {}
 s0 v1 = v0;
 return v1;
 ";
-    assert_eq!(print_iterated(src), "return new s0;");
+    assert_eq!(print_iterated(src), "return s0;");
 }
 
 #[test]
@@ -429,5 +429,5 @@ while (c < arg) {
 q.f = 1;
 return q.f + v;
 ";
-    assert_eq!(print_iterated(src), "return ((new S==new S)+1);");
+    assert_eq!(print_iterated(src), "return ((S==S)+1);");
 }

@@ -290,7 +290,7 @@ while (p.n < 10) {
 return p;
 ";
     let code = parse_iterated(src);
-    assert_eq!(code.print(), "return new Point;");
+    assert_eq!(code.print(), "return Point;");
     let point = |x: f64, y: f64| Value::Obj {
         name: "Point".into(),
         fields: vec![

@@ -4,6 +4,13 @@
 //! pointer. A load straight after a store to the same object reads what
 //! was stored. A load from a phi of memory is split into a phi of loads
 //! when that lets at least one arm read a stored value directly.
+//!
+//! Chapter 15: a load of an array element has a fourth input, `in(3)`, the
+//! byte offset of the element (`(i<<3)+8` for `int[]`); a field of a
+//! struct has none (its offset is fixed by its alias class). Two stores
+//! at constant, different offsets of one array cannot overlap, so a load
+//! looks past the other one; a load from an array made by a New that no
+//! store on the way wrote reads the element's zero.
 
 use super::{peephole, phi, NodeKind};
 use crate::graph::{Graph, NodeId};
@@ -32,8 +39,17 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     let ptr = g.in_(n, 2);
     // Load after store, same object: the stored value. Alias classes are
     // exact (one per field), so the field is the same too.
-    if matches!(g.kind(mem), NodeKind::Store { .. }) && g.in_(mem, 2) == ptr {
+    let off = super::element_offset(g, n);
+    if matches!(g.kind(mem), NodeKind::Store { .. })
+        && g.in_(mem, 2) == ptr
+        && super::element_offset(g, mem) == off
+    {
         return Some(g.in_(mem, 3));
+    }
+    if let Some(off) = off {
+        if let Some(found) = array_element(g, n, mem, ptr, off) {
+            return Some(found);
+        }
     }
     // Push the load up through a memory phi:
     //   if (c) p.x = e0; else p.x = e1;  v = p.x;
@@ -46,7 +62,14 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         // merge: a phi of this very region, or of a merge inside the loop,
         // is a different pointer on each arm (on the loop entry, not yet
         // defined at all).
-        if g.ty(region) == Types::CTRL && g.n_ins(mem) == 3 && defined_above(g, ptr, region) {
+        // An element at an index computed in the loop is another element
+        // on each trip: only a constant offset is the same on both arms.
+        let fixed = off.is_none_or(|o| g.types.int_value(g.ty(o)).is_some());
+        if g.ty(region) == Types::CTRL
+            && g.n_ins(mem) == 3
+            && fixed
+            && defined_above(g, ptr, region)
+        {
             let is_loop = matches!(g.kind(region), NodeKind::Loop);
             if profit(g, n, mem, 2) || (!is_loop && profit(g, n, mem, 1)) {
                 let NodeKind::Load {
@@ -67,12 +90,18 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
                         return n;
                     }
                     let ld = new(g, &name, alias, declared, at as usize, m, ptr);
+                    if off.is_some() {
+                        g.add_def(ld, off);
+                    }
                     // A store to the same object: the load reads what it
                     // stored. Take that value as it is; optimizing it here
                     // could lead back to this load (`p.x = 1 * p.x`), and
                     // it is revisited anyway. The load made (as Simple
                     // makes it, so node numbers agree) is dropped.
-                    if matches!(g.kind(m), NodeKind::Store { .. }) && g.in_(m, 2) == ptr {
+                    if matches!(g.kind(m), NodeKind::Store { .. })
+                        && g.in_(m, 2) == ptr
+                        && super::element_offset(g, m) == off
+                    {
                         let value = g.in_(m, 3);
                         g.kill(ld);
                         return value;
@@ -134,11 +163,67 @@ fn same_load(g: &Graph, x: NodeId, n: NodeId) -> bool {
             && g.inputs(x) == g.inputs(n)
 }
 
+/// An array element load at byte offset `off`, from memory `mem`: walk up
+/// the stores of this alias class. A store to the same element gives its
+/// value; a store at another constant offset of the same array, or to
+/// another freshly made array, cannot be what the load reads, so the walk
+/// goes past it. Reaching the program's initial memory with the array made
+/// by a New, nothing wrote the element: it is the element type's zero.
+/// Anything else (a phi, a store through an unknown pointer or index)
+/// stops the walk. A single store skipped is a new memory input.
+fn array_element(
+    g: &mut Graph,
+    n: NodeId,
+    mem: NodeId,
+    ptr: NodeId,
+    off: NodeId,
+) -> Option<NodeId> {
+    let is_new = |g: &Graph, p: NodeId| matches!(g.kind(p), NodeKind::New { .. });
+    let mut m = mem;
+    loop {
+        match g.kind(m) {
+            NodeKind::Store { .. } => {
+                let (sptr, soff) = (g.in_(m, 2), super::element_offset(g, m));
+                if sptr == ptr && soff == Some(off) {
+                    return Some(g.in_(m, 3));
+                }
+                let disjoint = if sptr == ptr {
+                    let a = g.types.int_value(g.ty(off));
+                    let b = soff.and_then(|o| g.types.int_value(g.ty(o)));
+                    matches!((a, b), (Some(a), Some(b)) if a != b)
+                } else {
+                    is_new(g, sptr) && is_new(g, ptr)
+                };
+                if !disjoint {
+                    break;
+                }
+                m = g.in_(m, 1);
+            }
+            NodeKind::Proj { .. } if is_new(g, ptr) && g.in_(m, 0) == g.start() => {
+                let NodeKind::Load { declared, .. } = *g.kind(n) else {
+                    return None;
+                };
+                let zero = g.types.make_init(declared)?;
+                let c = super::new_constant(g, zero);
+                return Some(peephole(g, c));
+            }
+            _ => break,
+        }
+    }
+    if m != mem {
+        g.set_def(n, 1, Some(m));
+        return Some(n);
+    }
+    None
+}
+
 /// Arm `idx` of the memory phi is a store to the same object.
 fn profit(g: &mut Graph, n: NodeId, mem_phi: NodeId, idx: usize) -> bool {
     let Some(arm) = g.input(mem_phi, idx) else {
         return false;
     };
     g.add_dep(arm, n);
-    matches!(g.kind(arm), NodeKind::Store { .. }) && g.in_(arm, 2) == g.in_(n, 2)
+    matches!(g.kind(arm), NodeKind::Store { .. })
+        && g.in_(arm, 2) == g.in_(n, 2)
+        && super::element_offset(g, arm) == super::element_offset(g, n)
 }

@@ -889,9 +889,10 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
             NodeKind::Loop => out.push_str(&format!("Loop{n}")),
             NodeKind::Phi { .. } => phi::print(g, n, out),
             NodeKind::Scope(_) => scope::print(g, n, out),
+            // Chapter 15 prints the object made by its struct's name, as
+            // Simple's pointer projection of New does (`return S;`).
             NodeKind::New { ptr } => {
                 let obj = g.types.pointee(*ptr).expect("new makes a pointer");
-                out.push_str("new ");
                 out.push_str(&g.types.str(obj));
             }
             NodeKind::Load { name, .. } => {
@@ -931,4 +932,16 @@ pub fn to_string(g: &Graph, n: NodeId) -> String {
     };
     print(g, n, &mut p);
     p.out
+}
+
+/// The byte offset input of a Load or Store of an array element (chapter
+/// 15): `in(3)` of a Load, `in(4)` of a Store; `None` for a field of a
+/// struct, whose offset is fixed by its alias class. (Global code motion
+/// may add inputs after these, so the name tells, not the input count.)
+pub fn element_offset(g: &Graph, n: NodeId) -> Option<NodeId> {
+    match g.kind(n) {
+        NodeKind::Load { name, .. } if &**name == "[]" => g.input(n, 3),
+        NodeKind::Store { name, .. } if &**name == "[]" => g.input(n, 4),
+        _ => None,
+    }
 }

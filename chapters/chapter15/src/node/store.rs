@@ -9,6 +9,10 @@
 //! value must fit it ([`error`]): `null` cannot go into a field declared
 //! `N` (not `N?`). The stores that `new` makes to give each field its first
 //! value are exempt: every reference field starts out null.
+//!
+//! Chapter 15: a store into an array element has a fifth input, `in(4)`,
+//! the element's byte offset; only a store at the same offset overwrites
+//! another.
 
 use super::{to_string, NodeKind, Printer};
 use crate::graph::{Graph, NodeId};
@@ -52,6 +56,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     let ptr = g.in_(n, 2);
     if matches!(g.kind(mem), NodeKind::Store { .. })
         && g.in_(mem, 2) == ptr
+        && super::element_offset(g, mem) == super::element_offset(g, n)
         && g.types.is_ptr(g.ty(ptr))
         && no_use_beyond(g, mem, n)
     {
