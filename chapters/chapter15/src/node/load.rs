@@ -46,10 +46,8 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     {
         return Some(g.in_(mem, 3));
     }
-    if let Some(off) = off {
-        if let Some(found) = array_element(g, n, mem, ptr, off) {
-            return Some(found);
-        }
+    if let Some(found) = look_past(g, n, mem, ptr, off) {
+        return Some(found);
     }
     // Push the load up through a memory phi:
     //   if (c) p.x = e0; else p.x = e1;  v = p.x;
@@ -163,20 +161,21 @@ fn same_load(g: &Graph, x: NodeId, n: NodeId) -> bool {
             && g.inputs(x) == g.inputs(n)
 }
 
-/// An array element load at byte offset `off`, from memory `mem`: walk up
-/// the stores of this alias class. A store to the same element gives its
-/// value; a store at another constant offset of the same array, or to
-/// another freshly made array, cannot be what the load reads, so the walk
-/// goes past it. Reaching the program's initial memory with the array made
-/// by a New, nothing wrote the element: it is the element type's zero.
+/// A load from memory `mem` (of an array element at byte offset `off`, or
+/// of a field): walk up the stores of this alias class. A store to the
+/// same place gives its value; a store at another constant offset of the
+/// same array, or into another object made by a New when this one is made
+/// by a New too, cannot be what the load reads, so the walk goes past it
+/// (chapter 15). Reaching the program's initial memory with the object
+/// made by a New, nothing wrote the element: it is its type's zero.
 /// Anything else (a phi, a store through an unknown pointer or index)
-/// stops the walk. A single store skipped is a new memory input.
-fn array_element(
+/// stops the walk. Stores skipped give the load a new memory input.
+fn look_past(
     g: &mut Graph,
     n: NodeId,
     mem: NodeId,
     ptr: NodeId,
-    off: NodeId,
+    off: Option<NodeId>,
 ) -> Option<NodeId> {
     let is_new = |g: &Graph, p: NodeId| matches!(g.kind(p), NodeKind::New { .. });
     let mut m = mem;
@@ -184,11 +183,11 @@ fn array_element(
         match g.kind(m) {
             NodeKind::Store { .. } => {
                 let (sptr, soff) = (g.in_(m, 2), super::element_offset(g, m));
-                if sptr == ptr && soff == Some(off) {
+                if sptr == ptr && soff == off {
                     return Some(g.in_(m, 3));
                 }
                 let disjoint = if sptr == ptr {
-                    let a = g.types.int_value(g.ty(off));
+                    let a = off.and_then(|o| g.types.int_value(g.ty(o)));
                     let b = soff.and_then(|o| g.types.int_value(g.ty(o)));
                     matches!((a, b), (Some(a), Some(b)) if a != b)
                 } else {
