@@ -585,6 +585,9 @@ impl Types {
         let mem1 = self.mem(1);
         let pi = self.flt(std::f64::consts::PI);
         let (s1, s2) = self.cyclic_pair();
+        // Chapter 15: an array, as Simple's sample has (`flt[]`).
+        let ary = self.array(Self::FLT_BOT).expect("floats make an array");
+        let ary_ptr = self.ptr(ary, true);
         let mut ts = vec![
             Self::BOTTOM,
             Self::CTRL,
@@ -607,6 +610,8 @@ impl Types {
             s1,
             s2,
             tuple,
+            ary,
+            ary_ptr,
         ];
         let duals: Vec<TypeId> = ts.iter().map(|&t| self.dual(t)).collect();
         ts.extend(duals);

@@ -353,3 +353,151 @@ fn test_bad3() {
     assert_returns(&code, 0, Value::Int(0));
     assert_faults(&code, -1, "Negative array length -1");
 }
+
+// The tests below are not in the Java: the errors and faults of arrays,
+// their layout, and arrays of every element type.
+
+#[test]
+fn array_errors() {
+    for (src, message) in [
+        ("int? x = 0;", "Type int cannot be null"),
+        ("flt? x = 0;", "Type FltBot cannot be null"),
+        ("u8?[] x;", "Type u8 cannot be null"),
+        (
+            "int[]?? x;",
+            "Type *int[] {\n  # :int;\n  [] :int;\n}? already allows null",
+        ),
+        (
+            "struct S { int x; }\nS[] a;",
+            "Arrays of reference types must always be nullable",
+        ),
+        (
+            "int[][] a;",
+            "Arrays of reference types must always be nullable",
+        ),
+        // (The Java says `Expected a type`.)
+        ("return new S?[3];", "Unknown struct type 'S'"),
+        ("return new 3;", "Expected a type"),
+        (
+            "return new int[null];",
+            "Cannot allocate an array with length null",
+        ),
+        ("return new int;", "Cannot allocate a int"),
+        ("return new u8;", "Cannot allocate a u8"),
+        ("return new int[];", "Not yet implemented"),
+        ("int x = 3;\nreturn x#;", "Expected reference but got 3"),
+        ("int x = 3;\nreturn x[0];", "Expected reference but got 3"),
+        (
+            "struct S { int x; }\nS s = new S;\nreturn s#;",
+            "Accessing unknown field '#' from '*S'",
+        ),
+        (
+            "struct S { int x; }\nS s = new S;\nreturn s[0];",
+            "Accessing unknown field '[]' from '*S'",
+        ),
+        (
+            "int[] a = new int[3];\nreturn a.x;",
+            "Accessing unknown field 'x' from '*int[]'",
+        ),
+        (
+            "int[]? a = null;\nif (arg) a = new int[3];\nreturn a[0];",
+            "Might be null accessing '[]'",
+        ),
+        (
+            "int[]? a = null;\nif (arg) a = new int[3];\nreturn a#;",
+            "Might be null accessing '#'",
+        ),
+        (
+            "int[] a = new int[3];\na[0] = 1.5;\nreturn a;",
+            "Cannot store 1.5 into field int []",
+        ),
+        ("int[] a;", "Type null is not of declared type *int[]"),
+        (
+            "if (arg) { int[] a = new int[3]; }",
+            "Array type 'int[]' must first appear in the top level scope",
+        ),
+    ] {
+        assert_eq!(error(src), message, "{src}");
+    }
+}
+
+#[test]
+fn array_faults() {
+    let code = parse_iterated("int[] a = new int[arg];\na[arg-1] = 5;\nreturn a[0];\n");
+    assert_returns(&code, 1, Value::Int(5));
+    assert_returns(&code, 3, Value::Int(0));
+    assert_faults(&code, 0, "Array index -1 out of bounds for length 0");
+    assert_faults(&code, -2, "Negative array length -2");
+    // A load from a new array folds to 0 at any index, as in the Java
+    // (`test_bad3`), so the array is written first.
+    let code = parse_iterated("int[] a = new int[3];\na[0] = 1;\nreturn a[arg];\n");
+    assert_returns(&code, 0, Value::Int(1));
+    assert_returns(&code, 2, Value::Int(0));
+    assert_faults(&code, 3, "Array index 3 out of bounds for length 3");
+    assert_faults(&code, -1, "Array index -1 out of bounds for length 3");
+}
+
+#[test]
+fn array_layouts() {
+    let mut code = CodeGen::new("return 0;");
+    let types = &mut code.graph.types;
+    // Element type, then the log2 of its size: the body is at offset 8,
+    // after the 8-byte length.
+    for (elem, scale) in [
+        (Types::INT_BOT, 3),
+        (Types::I32, 2),
+        (Types::U16, 1),
+        (Types::I8, 0),
+        (Types::BOOL, 0),
+        (Types::FLT_BOT, 3),
+        (Types::F32_BOT, 2),
+        (Types::NULL, 3),
+    ] {
+        let ary = types.array(elem).unwrap();
+        let layout = types.struct_layout(ary).unwrap();
+        assert_eq!(layout.offsets, vec![0, 8], "{}", types.str(ary));
+        assert_eq!(
+            (layout.size, layout.scale),
+            (8, scale),
+            "{}",
+            types.str(ary)
+        );
+    }
+}
+
+#[test]
+fn arrays_of_every_element_type() {
+    for (decl, value, shown) in [
+        ("int", "-5", "-5"),
+        ("i8", "200", "-56"),
+        ("u8", "300", "44"),
+        ("i16", "40000", "-25536"),
+        ("u16", "-1", "65535"),
+        ("i32", "4294967297", "1"),
+        ("u32", "-1", "4294967295"),
+        ("bool", "3", "1"),
+        ("flt", "1.5", "1.5"),
+        ("f32", "0.1", "0.10000000149011612"),
+    ] {
+        let src = format!("{decl}[] a = new {decl}[arg];\na[1] = {value};\nreturn a[1];\n");
+        let code = parse_iterated(&src);
+        for (how, outcome) in [
+            ("eval", code.eval(2, LOOPS)),
+            ("exec", code.eval_scheduled(2, LOOPS)),
+        ] {
+            let Outcome::Value(v) = outcome else {
+                panic!("{src} {how}: {outcome:?}");
+            };
+            assert_eq!(v.to_string(), shown, "{src} {how}");
+        }
+    }
+    let code = parse_iterated(
+        "struct P { int x; P? next; }\nP?[] ps = new P?[arg];\nps[1] = new P;\nps[1].x = 7;\nreturn ps;\n",
+    );
+    assert_shows(
+        &code,
+        2,
+        LOOPS,
+        "Obj<*P?[]> {\n  #=2\n  []=[null,Obj<P> {\n  x=7\n  next=null\n}]\n}",
+    );
+}
