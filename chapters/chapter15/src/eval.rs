@@ -430,6 +430,18 @@ impl Evaluator<'_> {
                     projection(g, c, taken)
                 }
                 NodeKind::Return => {
+                    // Memory is computed on demand, so a store that nothing
+                    // reads would never run: run every store of the final
+                    // memory now, so that one out of bounds faults here too.
+                    if let Some(mem) = g.input(c, 2) {
+                        let slices = match g.kind(mem) {
+                            NodeKind::MemMerge => g.inputs(mem)[1..].to_vec(),
+                            _ => vec![Some(mem)],
+                        };
+                        for slice in slices.into_iter().flatten() {
+                            self.value(slice)?;
+                        }
+                    }
                     let v = self.value(g.in_(c, 1))?;
                     let shown = &mut Shown::default();
                     return Ok(Outcome::Value(self.snapshot(c, &v, shown)?));

@@ -501,3 +501,12 @@ fn arrays_of_every_element_type() {
         "Obj<*P?[]> {\n  #=2\n  []=[null,Obj<P> {\n  x=7\n  next=null\n}]\n}",
     );
 }
+
+#[test]
+fn a_store_out_of_bounds_faults_though_nothing_reads_it() {
+    let code =
+        parse_iterated("int[] a = new int[arg];\na[0] = 2;\na[1] = 3;\nreturn a[0] + a[1] + a#;\n");
+    assert_eq!(code.print(), "return (arg+5);");
+    assert_returns(&code, 2, Value::Int(7));
+    assert_faults(&code, 1, "Array index 1 out of bounds for length 1");
+}
