@@ -67,6 +67,13 @@
 //! shows is not needed (`u8 b = 123` is just 123). `&`, `|` and `^` bind
 //! more loosely than the comparisons (`a & b == c` is `a & (b == c)`), the
 //! shifts more tightly.
+//!
+//! Chapter 15 brings arrays. A type may end in any run of `?` and `[]`
+//! ([`Parser::parse_type`]); the first mention of an array type declares
+//! it, a struct with a length `#` and a body `[]`, each its own alias
+//! class. `new T[n]` makes one; `a[i]` loads or stores the element at
+//! byte offset `(i<<scale)+base`, from the array's layout; `a#` loads the
+//! length.
 //! Recursion is guarded: the machine stack grows on demand and nesting past
 //! [`MAX_NESTING`] levels is an error, not a crash.
 

@@ -142,12 +142,14 @@ pub enum NodeKind {
         declared: TypeId,
     },
     /// Allocates a struct; `in(0)` is the control that anchors it. Its
-    /// value is a pointer of type `ptr`.
+    /// value is a pointer of type `ptr`. For an array (chapter 15), `in(1)`
+    /// is the number of elements.
     New {
         ptr: TypeId,
     },
     /// Reads field `name` (memory alias class `alias`): `in(1)` is the
-    /// memory slice, `in(2)` the pointer. Its value has type `declared`, the
+    /// memory slice, `in(2)` the pointer; for an array element (`[]`,
+    /// chapter 15) `in(3)` is its byte offset. Its value has type `declared`, the
     /// lowest of the field's type (a pointer loaded may be null). `at` is
     /// the source offset, for error messages.
     Load {
@@ -156,7 +158,8 @@ pub enum NodeKind {
         declared: TypeId,
         at: u32,
     },
-    /// Writes `in(3)` into field `name` of `in(2)`, in memory slice `in(1)`;
+    /// Writes `in(3)` into field `name` of `in(2)`, in memory slice `in(1)`
+    /// (for an array element, `[]`, at byte offset `in(4)`, chapter 15);
     /// its value is the new state of that slice. `declared` is the field's
     /// type, which the stored value must fit, unless the store is `init`:
     /// one of the stores of `new` that give each field its first value
