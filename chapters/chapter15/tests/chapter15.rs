@@ -510,3 +510,29 @@ fn a_store_out_of_bounds_faults_though_nothing_reads_it() {
     assert_returns(&code, 2, Value::Int(7));
     assert_faults(&code, 1, "Array index 1 out of bounds for length 1");
 }
+
+/// `testBasic6`, ignored in the Java (which would expect
+/// `return Phi(Region122,Phi(Region118,.y,1.2),1.2);`): `iss[arg]` is
+/// loaded afresh inside the `if` that tested it, and a load knows nothing
+/// of that test, so the element may be null there. Ours says so.
+#[test]
+fn test_basic6() {
+    let src = "\
+struct S { int x; flt y; }
+// A new S
+S s = new S; s.x=99; s.y = 3.14;
+
+// Double-d array of Ss.  Fill in one row.
+S?[]?[] iss = new S?[]?[2];
+iss[0] = new S?[7];
+iss[0][2] = s;
+
+// Now pull out the filled-in value, with null checks
+flt rez = 1.2;
+if( iss[arg] )
+    if( iss[arg][2] )
+        rez = iss[arg][2].y;
+return rez;
+";
+    assert_eq!(error(src), "Might be null accessing '[]'");
+}
