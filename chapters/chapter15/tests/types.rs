@@ -5,6 +5,14 @@
 //! never calls it, so its lattice test meets a float only inside a struct
 //! (from chapter 13, the field `b` of `S2`).
 //!
+//! Simple's chapter 15 makes a memory slice carry the type of what it
+//! holds (`TypeMem.make(1, TypeInteger.ZERO)`, whose meet with another
+//! slice is a slice of alias -1 holding the meet of both), and gives each
+//! field its alias. Ours are chapter 11's slices, named by alias only (see
+//! the README's differences), so the memory assertions of
+//! `testTypeAdHoc` stay chapter 14's; the lattice sample gains an array
+//! (`flt[]`) as Simple's does.
+//!
 //! Types are interned, so Java's `assertSame` (and `assertEquals`, which on
 //! these types means the same thing) compares `TypeId`s.
 
