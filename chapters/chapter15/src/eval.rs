@@ -660,10 +660,19 @@ impl Evaluator<'_> {
     }
 }
 
-/// The length of a new array, which must not be negative.
+/// The most elements an array may have in the evaluators, which hold
+/// every element of an array made (a machine would run out of memory
+/// somewhere too; here the fault has words, not an abort).
+pub const MAX_ARRAY_LENGTH: i64 = 1 << 20;
+
+/// The length of a new array, which must not be negative (nor more than
+/// [`MAX_ARRAY_LENGTH`]).
 pub(crate) fn array_length(v: Val) -> Eval<i64> {
     match v.number() {
         len if len < 0 => Err(format!("Negative array length {len}")),
+        len if len > MAX_ARRAY_LENGTH => Err(format!(
+            "Array length {len} is more than the evaluator holds ({MAX_ARRAY_LENGTH})"
+        )),
         len => Ok(len),
     }
 }

@@ -428,6 +428,11 @@ fn array_faults() {
     assert_returns(&code, 3, Value::Int(0));
     assert_faults(&code, 0, "Array index -1 out of bounds for length 0");
     assert_faults(&code, -2, "Negative array length -2");
+    assert_faults(
+        &code,
+        1 << 40,
+        "Array length 1099511627776 is more than the evaluator holds (1048576)",
+    );
     // A load from a new array folds to 0 at any index, as in the Java
     // (`test_bad3`), so the array is written first.
     let code = parse_iterated("int[] a = new int[3];\na[0] = 1;\nreturn a[arg];\n");
