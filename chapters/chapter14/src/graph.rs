@@ -668,6 +668,19 @@ impl Graph {
     /// long dead chain cannot overflow the machine stack; it visits nodes in
     /// the same order as the plain recursive definition.
     pub fn kill(&mut self, n: NodeId) {
+        self.kill_and_requeue(n, true);
+    }
+
+    /// Kills a node a peephole has just made and then found no better (see
+    /// the phi's pull-down): the inputs that live on only lose the use it
+    /// gave them a moment ago, so none of them is queued for another look.
+    /// Queueing them would bring the phi that tried straight back to try
+    /// again, forever, each time making nodes.
+    pub fn discard(&mut self, n: NodeId) {
+        self.kill_and_requeue(n, false);
+    }
+
+    fn kill_and_requeue(&mut self, n: NodeId, requeue: bool) {
         debug_assert!(self.is_unused(n), "killing node {n}, which has uses");
         self.unlock(n);
         let mut stack = vec![n];
@@ -675,7 +688,9 @@ impl Graph {
             match self.nodes[top.index()].inputs.pop() {
                 Some(Some(d)) => {
                     // The input lost a use: it may optimize now.
-                    self.work.push(d);
+                    if requeue {
+                        self.work.push(d);
+                    }
                     if self.del_use(d, top, false) {
                         self.unlock(d);
                         stack.push(d);

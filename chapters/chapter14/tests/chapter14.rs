@@ -743,3 +743,16 @@ return -1;";
         Outcome::Value(Value::Int(44))
     );
 }
+
+/// The phi of a loop tries to pull `&` down and finds the one `&` would
+/// know less than the phi did; the nodes it made are dropped without
+/// sending the phi back to the worklist, which made it try again forever,
+/// growing the graph until memory ran out (found by `simple fuzz`).
+#[test]
+fn test_an_abandoned_pull_down_is_not_tried_again() {
+    let code = parse_iterated("u16 v1 = arg; while (arg) { v1 = v1 & (0 - v1); } return v1;");
+    assert_eq!(
+        code.print(),
+        "return Phi(Loop10,(arg&65535),(Phi_v1&(0-Phi_v1)));"
+    );
+}

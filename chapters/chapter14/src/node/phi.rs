@@ -156,7 +156,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         let t = compute_type(g, phi_op);
         g.set_ty(phi_op, t);
         if !g.types.isa(t, g.ty(n)) {
-            g.kill(phi_op);
+            g.discard(phi_op);
             return None;
         }
         return Some(phi_op);
