@@ -315,6 +315,13 @@ pub fn upcast(
             if g.types.isa(t, init) {
                 return None; // already zero or null
             }
+            // A value that cannot be zero or null (`new S`, a non-null
+            // pointer) never takes this arm. With peepholes the arm is
+            // already dead; without them, binding such a pointer to null
+            // would break the type its variables were declared with.
+            if !g.types.isa(init, t) {
+                return None;
+            }
             let con = new_constant(g, init);
             let con = peephole(g, con);
             return Some(replace(g, scope, x, con));
