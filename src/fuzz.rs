@@ -108,7 +108,7 @@ pub fn generate_for(seed: u64, chapter: u32) -> String {
     // Most programs use structs; a few stay with integers only.
     let structs = [0, 1, 1, 2][g.rng.below(4) as usize];
     for s in 0..structs {
-        let fields: Vec<(String, Kind, &str)> = (0..1 + g.rng.below(3))
+        let fields: Vec<(String, Kind, String)> = (0..1 + g.rng.below(3))
             .map(|f| {
                 let (kind, ty) = g.field_type(structs);
                 (format!("f{f}"), kind, ty)
@@ -161,16 +161,15 @@ impl Generator {
     /// (chapter 13 on) a nullable pointer to any of the `structs` structs,
     /// itself or one declared later included. Its kind, and the type as
     /// written.
-    fn field_type(&mut self, structs: usize) -> (Kind, &'static str) {
+    fn field_type(&mut self, structs: usize) -> (Kind, String) {
         if self.references() && self.rng.chance(25) {
             let s = self.rng.below(structs as u64) as usize;
-            let name: &'static str = ["S0?", "S1?"][s];
-            return (Kind::Nullable(s), name);
+            return (Kind::Nullable(s), format!("S{s}?"));
         }
         if self.floats() && self.rng.chance(25) {
-            return (Kind::Flt, "flt");
+            return (Kind::Flt, "flt".to_owned());
         }
-        (Kind::Int, self.int_type())
+        (Kind::Int, self.int_type().to_owned())
     }
 
     /// `int`, or from chapter 14 now and then a narrower integer type.
@@ -687,7 +686,7 @@ pub struct Report {
 }
 
 /// The first chapter the fuzzer can check: it runs the schedule too.
-pub const FIRST_FUZZ_CHAPTER: u32 = 11;
+pub const FIRST_FUZZ_CHAPTER: u32 = crate::FIRST_SCHEDULE_CHAPTER;
 
 /// Generates and checks `count` programs from `seed` on, in the language
 /// of `chapter` and compiled by it.

@@ -89,11 +89,13 @@ pub trait Driver {
     }
 }
 
-/// The first chapter with peepholes, `#showGraph`, `arg`, the evaluator
-/// and the schedule.
+/// The first chapter with peepholes (and so `--no-peephole`).
 pub const FIRST_PEEPHOLE_CHAPTER: u32 = 2;
+/// The first chapter with `arg`.
 pub const FIRST_ARG_CHAPTER: u32 = 4;
+/// The first chapter with the graph evaluator.
 pub const FIRST_EVAL_CHAPTER: u32 = 8;
+/// The first chapter that schedules (`ir`, `eval --scheduled`).
 pub const FIRST_SCHEDULE_CHAPTER: u32 = 11;
 
 /// The default budget of loop trips for `eval`: enough for real programs
@@ -110,9 +112,9 @@ pub fn compile(chapter: u32, src: &str, options: &Options) -> Result<Box<dyn Dri
         )));
     }
     if options.no_peephole && chapter < FIRST_PEEPHOLE_CHAPTER {
-        return Err(Failure::Usage(
-            "--no-peephole needs chapter 2 or later: chapter 1 has no peepholes".into(),
-        ));
+        return Err(Failure::Usage(format!(
+            "--no-peephole needs chapter {FIRST_PEEPHOLE_CHAPTER} or later: chapter {chapter} has no peepholes"
+        )));
     }
     let mut driver = chapters::driver(chapter, src, options).ok_or_else(|| {
         Failure::Usage(format!(

@@ -8,7 +8,8 @@
 
 use clap::{Args, Parser, Subcommand};
 use simple::{
-    compile, evaluate, render_error, Evaluation, Failure, Options, DEFAULT_LOOPS, LATEST,
+    compile, evaluate, render_error, Evaluation, Failure, Options, DEFAULT_LOOPS,
+    FIRST_SCHEDULE_CHAPTER, LATEST,
 };
 use std::io::Read;
 use std::process::ExitCode;
@@ -232,8 +233,8 @@ impl Job {
                         Some(ir) => ir,
                         None => {
                             return Err(Failure::Usage(format!(
-                                "ir needs chapter 11 or later (and peepholes on): chapter \
-                                 {chapter} does not schedule"
+                                "ir needs chapter {FIRST_SCHEDULE_CHAPTER} or later (and \
+                                 peepholes on): chapter {chapter} does not schedule"
                             )))
                         }
                     },
