@@ -74,7 +74,7 @@ while(arg < 10) {
 return arg;
 ",
     );
-    assert_eq!(code.print(), "return Phi(Loop8,arg,(Phi_arg+1));");
+    assert_eq!(code.print(), "return Phi(Loop,arg,(Phi_arg+1));");
     assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
@@ -91,10 +91,7 @@ if(arg){}else{
 return a;
 ",
     );
-    assert_eq!(
-        code.print(),
-        "return Phi(Region26,1,Phi(Loop15,1,(Phi_a+1)));"
-    );
+    assert_eq!(code.print(), "return Phi(Region,1,Phi(Loop,1,(Phi_a+1)));");
 }
 
 #[test]
@@ -116,7 +113,7 @@ return sum;
     );
     assert_eq!(
         code.print(),
-        "return Phi(Loop10,0,Phi(Loop22,Phi_sum,(Phi_sum+Phi(Loop,0,(Phi_j+1)))));"
+        "return Phi(Loop,0,Phi(Loop,Phi_sum,(Phi_sum+Phi(Loop,0,(Phi_j+1)))));"
     );
 }
 
@@ -133,7 +130,7 @@ while(a < 10) {
 return b;
 ",
     );
-    assert_eq!(code.print(), "return Phi(Loop10,2,Phi(Region29,Phi_b,4));");
+    assert_eq!(code.print(), "return Phi(Loop,2,Phi(Region,Phi_b,4));");
     assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
@@ -152,65 +149,62 @@ while(a < 10) {
 return b;
 ",
     );
-    assert_eq!(
-        code.print(),
-        "return Phi(Loop10,2,(Phi(Region29,Phi_b,4)+1));"
-    );
+    assert_eq!(code.print(), "return Phi(Loop,2,(Phi(Region,Phi_b,4)+1));");
     assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
 fn test_while() {
     let code = parse_no_peephole(WHILE);
-    assert_eq!(code.print(), "return Phi(Loop9,1,((Phi_a+1)+2));");
+    assert_eq!(code.print(), "return Phi(Loop,1,((Phi_a+1)+2));");
     assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
 fn test_while_peep() {
     let code = parse_iterated(WHILE);
-    assert_eq!(code.print(), "return Phi(Loop9,1,(Phi_a+3));");
+    assert_eq!(code.print(), "return Phi(Loop,1,(Phi_a+3));");
     assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
 fn test_while2() {
     let code = parse_no_peephole(WHILE2);
-    assert_eq!(code.print(), "return Phi(Loop9,1,2);");
+    assert_eq!(code.print(), "return Phi(Loop,1,2);");
     assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
 fn test_while2_peep() {
     let code = parse_iterated(WHILE2);
-    assert_eq!(code.print(), "return Phi(Loop9,1,2);");
+    assert_eq!(code.print(), "return Phi(Loop,1,2);");
     assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
 fn test_while3() {
     let code = parse_no_peephole(WHILE3);
-    assert_eq!(code.print(), "return Phi(Loop9,1,((Phi_a+1)+2));");
+    assert_eq!(code.print(), "return Phi(Loop,1,((Phi_a+1)+2));");
     assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
 fn test_while3_peep() {
     let code = parse_iterated(WHILE3);
-    assert_eq!(code.print(), "return Phi(Loop9,1,(Phi_a+3));");
+    assert_eq!(code.print(), "return Phi(Loop,1,(Phi_a+3));");
     assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
 fn test_while4() {
     let code = parse_no_peephole(WHILE4);
-    assert_eq!(code.print(), "return Phi(Loop10,1,((Phi_a+1)+2));");
+    assert_eq!(code.print(), "return Phi(Loop,1,((Phi_a+1)+2));");
     assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }
 
 #[test]
 fn test_while4_peep() {
     let code = parse_iterated(WHILE4);
-    assert_eq!(code.print(), "return Phi(Loop10,1,(Phi_a+3));");
+    assert_eq!(code.print(), "return Phi(Loop,1,(Phi_a+3));");
     assert!(matches!(ret_ctrl(&code), NodeKind::CProj { .. }));
 }

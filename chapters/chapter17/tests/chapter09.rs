@@ -99,7 +99,7 @@ while (arg < 10) {
 return arg;
 ",
     );
-    assert_eq!(code.print(), "return Phi(Loop9,arg,(Phi_arg+2));");
+    assert_eq!(code.print(), "return Phi(Loop,arg,(Phi_arg+2));");
     assert_eq!(evaluate_iterated(&code, 1), Outcome::Value(Value::Int(11)));
 }
 
@@ -116,7 +116,7 @@ while (arg < 10) {
 return arg;
 ",
     );
-    assert_eq!(code.print(), "return Phi(Loop10,arg,(Phi_arg+4));");
+    assert_eq!(code.print(), "return Phi(Loop,arg,(Phi_arg+4));");
     assert_eq!(evaluate_iterated(&code, 1), Outcome::Value(Value::Int(13)));
 }
 
@@ -145,7 +145,7 @@ while (arg) {
 return arg;
 ",
     );
-    assert_eq!(code.print(), "return Phi(Loop16,arg,(Phi_arg+1));");
+    assert_eq!(code.print(), "return Phi(Loop,arg,(Phi_arg+1));");
 }
 
 #[test]
@@ -212,7 +212,7 @@ while(arg) {
 return a;
 ",
     );
-    assert_eq!(code.print(), "return Phi(Loop11,0,(-(Phi_a+3)));");
+    assert_eq!(code.print(), "return Phi(Loop,0,(-(Phi_a+3)));");
 }
 
 #[test]
@@ -310,7 +310,7 @@ return v1+v0;
 #[test]
 fn test_fuzz8() {
     let code = parse_iterated("while(arg) arg = arg - 1;  return arg;");
-    assert_eq!(code.print(), "return Phi(Loop8,arg,(Phi_arg-1));");
+    assert_eq!(code.print(), "return Phi(Loop,arg,(Phi_arg-1));");
 }
 
 #[test]

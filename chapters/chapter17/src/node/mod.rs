@@ -888,8 +888,10 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
             NodeKind::Proj { label, .. } | NodeKind::CProj { label, .. } => out.push_str(label),
             NodeKind::XCtrl => out.push_str("Xctrl"),
             NodeKind::Never => out.push_str("Never"),
-            NodeKind::Region => out.push_str(&format!("Region{n}")),
-            NodeKind::Loop => out.push_str(&format!("Loop{n}")),
+            // Chapter 17: a region prints without its node number, so the
+            // printed program does not change when node numbering does.
+            NodeKind::Region => out.push_str("Region"),
+            NodeKind::Loop => out.push_str("Loop"),
             NodeKind::Phi { .. } => phi::print(g, n, out),
             NodeKind::Scope(_) => scope::print(g, n, out),
             // Chapter 15 prints the object made by its struct's name, as

@@ -280,7 +280,7 @@ fn single_unique_input(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     live
 }
 
-/// `Phi(Region12,a,b)`; a `Z` in front marks a phi of a loop still being
+/// `Phi(Region,a,b)`; a `Z` in front marks a phi of a loop still being
 /// parsed, and `____` a back-edge value not yet known.
 pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
     if !region_done(g, n) {
