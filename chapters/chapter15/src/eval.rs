@@ -26,9 +26,10 @@
 //! From chapter 13 a field may hold a reference, so a returned object is
 //! shown with the objects it refers to, each inside its field, the way
 //! Simple's evaluator prints them. References can form cycles (a list whose
-//! last node points back to its head), and shared objects can make the
-//! text grow exponentially; an object met again on its own path, or past
-//! [`SHOWN_OBJECTS`] objects, is shown as `Obj<N> {...}`.
+//! last node points back to its head), and shared objects would make the
+//! text grow exponentially; so an object is shown once, and met again it is
+//! a [`Value::Ref`] to that first showing. Past [`SHOWN_OBJECTS`] objects
+//! the rest are shown as `Obj<N>{...}`.
 //!
 //! Chapter 14 adds the bitwise operators and the shifts, on 64-bit values
 //! as Java computes them (a shift count uses its low six bits), and the
@@ -40,14 +41,16 @@
 //! to the body names its element, found from the byte offset the Load or
 //! Store computes and the array's layout, and an index outside the array
 //! is a fault, as Simple's evaluator throws. An element never written is
-//! its type's zero. A returned array is shown with its length and its
-//! elements; a `u8[]` is shown as the characters its bytes are, as
-//! Simple shows it.
+//! its type's zero. Values print in Simple's chapter 15 form, on one line:
+//! `Obj<S>{a=0,p=null}`, an array `Obj<int[]>{#=3,[]=[5,0,0]}`, an
+//! object shown twice numbered at its first showing and named after
+//! (`Obj<C>@1{l=obj@1}`); a returned `u8[]` is the characters its bytes
+//! are, one inside an object a quoted string (`"Hi\x0a"`).
 
 use crate::graph::{Graph, NodeId};
 use crate::node::{element_offset, is_cfg, mem_merge_slice, round_f32, shift, BoolOp, NodeKind};
 use crate::types::{Type, TypeId};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::rc::Rc;
@@ -85,8 +88,11 @@ pub enum Value {
         name: String,
         elems: Vec<Value>,
     },
-    /// An object of struct `name` not shown again: it is being shown
-    /// already (a cycle of references), or too many objects were shown.
+    /// An object shown already: the `n`-th object (from 0) shown in this
+    /// value, counting in the order they are printed (a `u8[]` is never
+    /// counted: it is shown again as its text).
+    Ref(usize),
+    /// An object of struct `name` not shown: too many objects were shown.
     Omitted {
         name: String,
     },
@@ -97,29 +103,38 @@ pub enum Value {
 /// heap exponentially long, and a long list a deep one.)
 pub const SHOWN_OBJECTS: usize = 1000;
 
-/// What is left to show of one returned value: the objects on the path
-/// being shown, and how many more may be.
+/// What is left to show of one returned value: the objects shown so far,
+/// in order, and how many more may be.
 #[derive(Default)]
 pub(crate) struct Shown {
-    path: Vec<usize>,
-    shown: usize,
+    seen: FxHashMap<usize, usize>,
+}
+
+/// How to show object `o` of a returned value.
+pub(crate) enum Showing {
+    /// Shown before: this reference to it.
+    Again(Value),
+    /// Show it here, in full.
+    Here,
+    /// Too many objects: show its name only.
+    Omit,
 }
 
 impl Shown {
-    /// Starts showing object `o`, unless it is on the path already or the
-    /// budget is spent (then `false`).
-    pub(crate) fn enter(&mut self, o: usize) -> bool {
-        if self.path.contains(&o) || self.shown >= SHOWN_OBJECTS {
-            return false;
+    /// Starts showing object `o`. A `u8[]` (`text`) is shown in full each
+    /// time: it holds no references, and Simple prints it as its text.
+    pub(crate) fn enter(&mut self, o: usize, text: bool) -> Showing {
+        if let Some(&k) = self.seen.get(&o) {
+            return Showing::Again(Value::Ref(k));
         }
-        self.shown += 1;
-        self.path.push(o);
-        true
-    }
-
-    /// Object `o`, entered last, is shown.
-    pub(crate) fn leave(&mut self) {
-        self.path.pop();
+        if self.seen.len() >= SHOWN_OBJECTS {
+            return Showing::Omit;
+        }
+        if !text {
+            let k = self.seen.len();
+            self.seen.insert(o, k);
+        }
+        Showing::Here
     }
 }
 
@@ -139,6 +154,7 @@ impl PartialEq for Value {
                 },
             ) => name == name2 && fields == fields2,
             (Value::Omitted { name }, Value::Omitted { name: name2 }) => name == name2,
+            (Value::Ref(a), Value::Ref(b)) => a == b,
             (
                 Value::Array { name, elems },
                 Value::Array {
@@ -154,39 +170,113 @@ impl PartialEq for Value {
 impl Eq for Value {}
 
 impl fmt::Display for Value {
+    /// Simple's chapter 15 form, all on one line; a returned `u8[]` is its
+    /// characters, raw.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Value::Array { name, elems } = self {
+            if name == "u8[]" {
+                for e in elems {
+                    write!(f, "{}", byte(e) as char)?;
+                }
+                return Ok(());
+            }
+        }
+        let mut refs = FxHashSet::default();
+        self.refs(&mut refs);
+        let mut p = Numbering {
+            refs,
+            counted: 0,
+            ids: FxHashMap::default(),
+        };
+        p.write(self, f)
+    }
+}
+
+/// The low byte of an element of a `u8[]`.
+fn byte(e: &Value) -> u8 {
+    match e {
+        Value::Int(v) => *v as u8,
+        _ => 0,
+    }
+}
+
+impl Value {
+    /// The objects that are shown again somewhere (by their count).
+    fn refs(&self, out: &mut FxHashSet<usize>) {
         match self {
+            Value::Ref(k) => {
+                out.insert(*k);
+            }
+            Value::Obj { fields, .. } => fields.iter().for_each(|(_, v)| v.refs(out)),
+            Value::Array { elems, .. } => elems.iter().for_each(|v| v.refs(out)),
+            _ => {}
+        }
+    }
+}
+
+/// Printing state: the objects shown again get a number (from 1) where
+/// they are first shown, `@1`, and are `obj@1` after.
+struct Numbering {
+    refs: FxHashSet<usize>,
+    counted: usize,
+    ids: FxHashMap<usize, usize>,
+}
+
+impl Numbering {
+    /// `Obj<name>`, with `@n` if the object is shown again later.
+    fn head(&mut self, name: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Obj<{name}>")?;
+        let k = self.counted;
+        self.counted += 1;
+        if self.refs.contains(&k) {
+            let id = self.ids.len() + 1;
+            self.ids.insert(k, id);
+            write!(f, "@{id}")?;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, v: &Value, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match v {
             Value::Int(v) => write!(f, "{v}"),
             Value::Float(v) => f.write_str(&crate::double::format(*v)),
             Value::Null => f.write_str("null"),
+            Value::Ref(k) => write!(f, "obj@{}", self.ids.get(k).copied().unwrap_or(0)),
+            Value::Omitted { name } => write!(f, "Obj<{name}>{{...}}"),
             Value::Obj { name, fields } => {
-                write!(f, "Obj<{name}> {{")?;
-                for (field, value) in fields {
-                    write!(f, "\n  {field}={value}")?;
+                self.head(name, f)?;
+                f.write_str("{")?;
+                for (i, (field, value)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{field}=")?;
+                    self.write(value, f)?;
                 }
-                f.write_str("\n}")
+                f.write_str("}")
             }
-            Value::Omitted { name } => write!(f, "Obj<{name}> {{...}}"),
-            // Bytes are text: Simple shows a `u8[]` as its characters.
+            // Bytes inside an object: a quoted string, escaped as Simple does.
             Value::Array { name, elems } if name == "u8[]" => {
+                f.write_str("\"")?;
                 for e in elems {
-                    let byte = match e {
-                        Value::Int(v) => *v as u8,
-                        _ => 0,
-                    };
-                    write!(f, "{}", byte as char)?;
+                    match byte(e) {
+                        b @ (b'"' | b'\\') => write!(f, "\\{}", b as char)?,
+                        b @ 0x20..=0x7f => write!(f, "{}", b as char)?,
+                        b => write!(f, "\\x{b:02x}")?,
+                    }
                 }
-                Ok(())
+                f.write_str("\"")
             }
             Value::Array { name, elems } => {
-                write!(f, "Obj<{name}> {{\n  #={}\n  []=[", elems.len())?;
+                self.head(name, f)?;
+                write!(f, "{{#={},[]=[", elems.len())?;
                 for (i, e) in elems.iter().enumerate() {
                     if i > 0 {
                         f.write_str(",")?;
                     }
-                    write!(f, "{e}")?;
+                    self.write(e, f)?;
                 }
-                f.write_str("]\n}")
+                f.write_str("]}")
             }
         }
     }
@@ -614,8 +704,10 @@ impl Evaluator<'_> {
         let g = self.g;
         let (ty, len) = self.objects.borrow()[o];
         let name = g.types.struct_name(ty).unwrap_or("?").to_owned();
-        if !shown.enter(o) {
-            return Ok(Value::Omitted { name });
+        match shown.enter(o, name == "u8[]") {
+            Showing::Again(r) => return Ok(r),
+            Showing::Omit => return Ok(Value::Omitted { name }),
+            Showing::Here => {}
         }
         let mut fields = Vec::new();
         let first = self.first_alias.get(&ty).copied().unwrap_or(0);
@@ -641,7 +733,6 @@ impl Evaluator<'_> {
                 };
                 elems.push(self.snapshot(ret, &v, shown)?);
             }
-            shown.leave();
             return Ok(Value::Array { name, elems });
         }
         for idx in 0..g.types.field_count(ty) {
@@ -655,7 +746,6 @@ impl Evaluator<'_> {
             };
             fields.push((g.types.field_name(ty, idx), value));
         }
-        shown.leave();
         Ok(Value::Obj { name, fields })
     }
 }

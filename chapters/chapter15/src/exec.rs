@@ -21,8 +21,8 @@
 //! negative length, is a fault with the graph evaluator's words.
 
 use crate::eval::{
-    array_length, element_index, projection, pure_value, zero, Eval, Memory, Outcome, Shown, Val,
-    Value,
+    array_length, element_index, projection, pure_value, zero, Eval, Memory, Outcome, Showing,
+    Shown, Val, Value,
 };
 use crate::gcm::{block, is_block_head};
 use crate::graph::{Graph, NodeId};
@@ -306,12 +306,13 @@ impl Machine<'_> {
             Val::Ptr(o) => {
                 let obj = &self.heap[*o];
                 let name = self.g.types.struct_name(obj.ty).unwrap_or("?").to_owned();
-                if !shown.enter(*o) {
-                    return Value::Omitted { name };
+                match shown.enter(*o, name == "u8[]") {
+                    Showing::Again(r) => return r,
+                    Showing::Omit => return Value::Omitted { name },
+                    Showing::Here => {}
                 }
                 if self.g.types.is_array(obj.ty) {
                     let elems = obj.elems.iter().map(|e| self.snapshot(e, shown)).collect();
-                    shown.leave();
                     return Value::Array { name, elems };
                 }
                 let fields = (0..obj.fields.len())
@@ -323,7 +324,6 @@ impl Machine<'_> {
                         (self.g.types.field_name(obj.ty, i), value)
                     })
                     .collect();
-                shown.leave();
                 Value::Obj { name, fields }
             }
             Val::Null => Value::Null,

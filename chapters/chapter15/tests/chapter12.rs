@@ -308,7 +308,7 @@ return p;
         fields: vec![("f".into(), Value::Float(0.0))],
     };
     assert_returns(&code, 0, fresh.clone());
-    assert_eq!(fresh.to_string(), "Obj<S> {\n  f=0.0\n}");
+    assert_eq!(fresh.to_string(), "Obj<S>{f=0.0}");
     let code = parse_iterated("struct S { flt f; } S s = new S; return s.f;");
     assert_eq!(code.print(), "return 0.0;");
     // A float does not go into an int field: since chapter 13 the store

@@ -156,7 +156,7 @@ return n.next;
     let code = parse_iterated(src);
     assert_eq!(code.print(), "return N;");
     // Not in the Java test: the object the field refers to.
-    assert_prints(&code, 0, "Obj<N> {\n  next=null\n  i=0\n}");
+    assert_prints(&code, 0, "Obj<N>{next=null,i=0}");
 }
 
 #[test]
@@ -222,7 +222,7 @@ return new S1.s=new S2;
     // From chapter 15 a store's value is the value stored: the new S2.
     assert_eq!(code.print(), "return S2;");
     // Not in the Java test.
-    assert_prints(&code, 0, "Obj<S2> {\n  x=0\n}");
+    assert_prints(&code, 0, "Obj<S2>{x=0}");
 }
 
 #[test]
@@ -357,11 +357,7 @@ b.i = arg;
 return a;
 ";
     let code = parse_iterated(src);
-    assert_prints(
-        &code,
-        5,
-        "Obj<N> {\n  next=Obj<N> {\n  next=Obj<N> {...}\n  i=5\n}\n  i=0\n}",
-    );
+    assert_prints(&code, 5, "Obj<N>@1{next=Obj<N>{next=obj@1,i=5},i=0}");
 }
 
 #[test]
@@ -421,7 +417,7 @@ fn test_errors() {
         "Syntax error, expected struct 'S' cannot be redefined: {"
     );
     let code = parse_iterated("struct A { S? s; }\nstruct S { int x; }\nreturn new A;\n");
-    assert_prints(&code, 0, "Obj<A> {\n  s=null\n}");
+    assert_prints(&code, 0, "Obj<A>{s=null}");
     assert_eq!(
         error("struct S { int x; int x; }\n"),
         "Syntax error, expected Field 'x :int' already defined in struct 'S': }"
@@ -461,7 +457,7 @@ fn test_errors() {
     // stores of null into fields that are not are no error.
     let code =
         parse_iterated("struct N { N? next; N must; }\nN n = new N;\nn.next = null;\nreturn n;\n");
-    assert_prints(&code, 0, "Obj<N> {\n  next=null\n  must=null\n}");
+    assert_prints(&code, 0, "Obj<N>{next=null,must=null}");
 }
 
 #[test]
