@@ -1,5 +1,6 @@
 //! Every command of `simple`, end to end through the chapter registry, on
-//! every generated program shape at 1k, 10k and 100k statements.
+//! every generated program shape at 1k, 10k and 100k statements, each
+//! written in the latest chapter's language.
 //!
 //! `compile` (the other benchmark) times the compiler's core. This one
 //! times what a user waits for: `print`, `dot` and `ir` compile with the
@@ -18,7 +19,7 @@ use simple::{compile, evaluate, Options, DEFAULT_LOOPS, LATEST};
 
 #[allow(dead_code)] // the compiler-core benchmarks use `compile_schedule`
 mod programs;
-use programs::{if_heavy, loop_heavy, mixed, straight_line, struct_heavy, Shape};
+use programs::{array_heavy, if_heavy, loop_heavy, mixed, straight_line, struct_heavy, Shape};
 
 /// A command: its name and what it computes, returning the size of its
 /// output so that nothing is optimized away.
@@ -61,12 +62,13 @@ fn eval_scheduled(src: &str) -> usize {
 }
 
 fn bench(c: &mut Criterion) {
-    let shapes: [Shape; 5] = [
+    let shapes: [Shape; 6] = [
         ("straight", straight_line),
         ("if-heavy", if_heavy),
         ("loop-heavy", loop_heavy),
         ("struct-heavy", struct_heavy),
         ("mixed", mixed),
+        ("array-heavy", array_heavy),
     ];
     let commands: [Command; 5] = [
         ("print", print),
@@ -80,7 +82,7 @@ fn bench(c: &mut Criterion) {
         group.sample_size(10);
         for &(shape, generate) in &shapes {
             for n in [1_000, 10_000, 100_000] {
-                let src = generate(n);
+                let src = generate(n, LATEST);
                 group.throughput(Throughput::Elements(n as u64));
                 group.bench_with_input(BenchmarkId::new(shape, n), &src, |b, src| {
                     b.iter(|| run(src))

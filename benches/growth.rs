@@ -51,7 +51,7 @@ fn main() {
     let shapes: [Shape; 2] = [("loop-heavy", loop_heavy), ("struct-heavy", struct_heavy)];
     println!("chapter 11, {rounds} rounds, per statement (median), 100k/1k (median, range)");
     for (name, generate) in shapes {
-        let (small, large) = (generate(SMALL), generate(LARGE));
+        let (small, large) = (generate(SMALL, 11), generate(LARGE, 11));
         // Warm up: the allocator's heap grows to its working size.
         time_per_statement(&small, SMALL, SMALL_REPEATS);
         time_per_statement(&large, LARGE, 1);

@@ -171,15 +171,24 @@ fn main() -> ExitCode {
 
 /// Runs the differential fuzzer; exit status 1 if any program failed.
 fn fuzz(input: &FuzzInput) -> ExitCode {
-    if input.verbose {
-        for s in input.seed..input.seed.saturating_add(input.count) {
+    let seeds = input.seed..input.seed.saturating_add(input.count);
+    let mut report = simple::fuzz::Report {
+        programs: 0,
+        failures: Vec::new(),
+    };
+    for s in seeds {
+        // Each program is printed before it is checked, so that a crash
+        // the fuzzer cannot catch (a stack overflow) names its seed.
+        if input.verbose {
             eprintln!(
                 "// seed {s}\n{}",
                 simple::fuzz::generate_for(s, input.chapter)
             );
         }
+        let one = simple::fuzz::run(s, 1, input.chapter);
+        report.programs += one.programs;
+        report.failures.extend(one.failures);
     }
-    let report = simple::fuzz::run(input.seed, input.count, input.chapter);
     for (seed, message, reduced) in &report.failures {
         println!("seed {seed}: {message}\nreduced program:\n{reduced}");
     }

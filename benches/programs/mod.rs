@@ -1,7 +1,12 @@
 //! The generated programs that the benchmarks compile: `compile`
 //! (criterion, every chapter's group), `commands` (every command of the
 //! latest chapter) and `growth` (chapter 11's 1k and 100k programs timed
-//! alternately), and the compile pipelines of chapters 11 and 14.
+//! alternately), and the compile pipelines of chapters 11, 14 and 15.
+//!
+//! Each generator writes the language of the chapter it is given: the
+//! same program, spelled as that chapter wants it (chapter 16 ends a
+//! struct declaration with `;`, chapter 17 marks a reference variable that
+//! changes with `!`).
 
 use std::fmt::Write;
 
@@ -15,8 +20,28 @@ fn declarations(src: &mut String) {
     }
 }
 
+/// The end of a struct declaration in `chapter`'s language.
+fn struct_end(chapter: u32) -> &'static str {
+    if chapter >= 16 {
+        "};"
+    } else {
+        "}"
+    }
+}
+
+/// A reference variable named `name` that the program assigns again (or
+/// stores through): chapter 17 makes one with an initialiser immutable
+/// unless it is marked `!`.
+fn reference(chapter: u32, ty: &str, name: &str) -> String {
+    if chapter >= 17 {
+        format!("{ty} !{name}")
+    } else {
+        format!("{ty} {name}")
+    }
+}
+
 /// `n` assignments mixing every arithmetic operator and `arg`.
-pub fn straight_line(n: usize) -> String {
+pub fn straight_line(n: usize, _chapter: u32) -> String {
     let mut src = String::new();
     declarations(&mut src);
     for i in VARS..n {
@@ -33,7 +58,7 @@ pub fn straight_line(n: usize) -> String {
 }
 
 /// `n` statements, half of them `if`/`else` on a fresh comparison.
-pub fn if_heavy(n: usize) -> String {
+pub fn if_heavy(n: usize, _chapter: u32) -> String {
     let mut src = String::new();
     declarations(&mut src);
     for i in VARS..n {
@@ -55,7 +80,7 @@ pub fn if_heavy(n: usize) -> String {
 /// About `n` statements as short loops in a row, each summing into the
 /// variables; a third of them `break` out early. The counter is reused, so
 /// the scope stays small.
-pub fn loop_heavy(n: usize) -> String {
+pub fn loop_heavy(n: usize, _chapter: u32) -> String {
     let mut src = String::new();
     declarations(&mut src);
     src.push_str("int i = 0;\n");
@@ -79,18 +104,12 @@ pub fn loop_heavy(n: usize) -> String {
 /// About `n` statements of struct traffic: two pointers that sometimes
 /// name one object, fresh allocations, stores, loads, and a nullable
 /// pointer used under a null test.
-pub fn struct_heavy(n: usize) -> String {
-    let mut src = String::from(
-        "struct P { int x; int y; }
-",
-    );
+pub fn struct_heavy(n: usize, chapter: u32) -> String {
+    let mut src = format!("struct P {{ int x; int y; {}\n", struct_end(chapter));
     declarations(&mut src);
-    src.push_str(
-        "P p = new P;
-P q = p;
-P? r = null;
-",
-    );
+    for (ty, name, value) in [("P", "p", "new P"), ("P", "q", "p"), ("P?", "r", "null")] {
+        let _ = writeln!(src, "{} = {value};", reference(chapter, ty, name));
+    }
     for i in VARS..n {
         let (dst, a) = (i % VARS, (i + 3) % VARS);
         let line = match i % 8 {
@@ -116,23 +135,22 @@ const FLOATS: usize = 4;
 /// integers (each store into an `i32`, `u8` or `f32` field truncates or
 /// rounds), bitwise operators, and structs that point to structs: a list
 /// of bodies, each with a position, built and read under null tests.
-pub fn mixed(n: usize) -> String {
-    let mut src = String::from(
-        "struct Vec { flt x; flt y; }
-struct Body { Body? next; Vec? pos; i32 id; u8 tag; f32 mass; }
-",
+pub fn mixed(n: usize, chapter: u32) -> String {
+    let end = struct_end(chapter);
+    let mut src = format!(
+        "struct Vec {{ flt x; flt y; {end}
+struct Body {{ Body? next; Vec? pos; i32 id; u8 tag; f32 mass; {end}
+"
     );
     declarations(&mut src);
     for f in 0..FLOATS {
         let _ = writeln!(src, "flt f{f} = arg * 0.5 + {f};");
     }
-    src.push_str(
-        "Body b = new Body;
-b.pos = new Vec;
-Body? list = null;
-Vec? w = null;
-",
-    );
+    for (ty, name, value) in [("Body", "b", "new Body"), ("Body?", "list", "null")] {
+        let _ = writeln!(src, "{} = {value};", reference(chapter, ty, name));
+    }
+    src.push_str("b.pos = new Vec;\n");
+    let _ = writeln!(src, "{} = null;", reference(chapter, "Vec?", "w"));
     let mut i = VARS;
     while i < n {
         let (dst, a, c) = (i % VARS, (i + 3) % VARS, (i + 5) % VARS);
@@ -157,8 +175,66 @@ Vec? w = null;
     src
 }
 
-/// A program shape: its name and its generator.
-pub type Shape = (&'static str, fn(usize) -> String);
+/// Elements in each array of the array-heavy program.
+const ELEMENTS: usize = 64;
+
+/// About `n` statements of array traffic (chapter 15 on): two `int`
+/// arrays and a `flt` array, filled by loops, scanned by loops that sum
+/// into the variables, and elements swapped at computed indices (masked
+/// into bounds); now and then the two `int` arrays trade places, so that
+/// a name may denote either object.
+pub fn array_heavy(n: usize, chapter: u32) -> String {
+    let mut src = String::new();
+    declarations(&mut src);
+    for (ty, name) in [("int[]", "a"), ("int[]", "b"), ("flt[]", "f")] {
+        let elem = &ty[..ty.len() - 2];
+        let var = reference(chapter, ty, name);
+        let _ = writeln!(src, "{var} = new {elem}[{ELEMENTS}];");
+    }
+    let _ = writeln!(src, "{} = a;", reference(chapter, "int[]", "t"));
+    src.push_str("int i = 0;\nint s = 0;\nflt g = 0.5;\n");
+    let mask = ELEMENTS - 1;
+    let mut k = VARS;
+    while k < n {
+        let (dst, a, c) = (k % VARS, (k + 3) % VARS, (k + 5) % VARS);
+        let (line, statements) = match k % 6 {
+            // Fill.
+            0 => (
+                format!("i = 0; while (i < a#) {{ a[i] = i * v{a} + arg; i = i + 1; }}"),
+                4,
+            ),
+            // Scan, summing.
+            1 => (
+                format!("i = 0; while (i < b#) {{ v{dst} = v{dst} + b[i]; i = i + 1; }}"),
+                4,
+            ),
+            // Swap two elements.
+            2 => (
+                format!(
+                    "s = a[v{a} & {mask}]; a[v{a} & {mask}] = a[v{c} & {mask}]; a[v{c} & {mask}] = s;"
+                ),
+                3,
+            ),
+            // Floats: fill and scan in one loop.
+            3 => (
+                format!("i = 0; while (i < f#) {{ f[i] = f[i] * 0.5 + v{a}; g = g + f[i]; i = i + 1; }}"),
+                5,
+            ),
+            // Copy between the arrays.
+            4 => (format!("b[v{a} & {mask}] = a[v{c} & {mask}] + v{dst};"), 1),
+            // The two int arrays trade places.
+            _ => ("t = a; a = b; b = t;".to_owned(), 3),
+        };
+        let _ = writeln!(src, "{line}");
+        k += statements;
+    }
+    let _ = writeln!(src, "return v0 + a[3] + b[5] + (g > 1.0);");
+    src
+}
+
+/// A program shape: its name and its generator, which takes the size and
+/// the chapter whose language to write.
+pub type Shape = (&'static str, fn(usize, u32) -> String);
 
 /// Chapter 11's pipeline: parse, optimize, null check and global code
 /// motion; dropping the graph is part of the time.
@@ -174,6 +250,16 @@ pub fn compile_schedule(src: &str) -> usize {
 /// Chapter 14's pipeline, the same phases as chapter 11's.
 pub fn compile_schedule_14(src: &str) -> usize {
     let mut code = chapter14::CodeGen::new(src);
+    code.parse()
+        .expect("generated programs are valid")
+        .iterate()
+        .expect("generated programs pass the checks");
+    code.graph.len()
+}
+
+/// Chapter 15's pipeline, the same phases again, over arrays.
+pub fn compile_schedule_15(src: &str) -> usize {
+    let mut code = chapter15::CodeGen::new(src);
     code.parse()
         .expect("generated programs are valid")
         .iterate()
