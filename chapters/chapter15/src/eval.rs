@@ -48,7 +48,9 @@
 //! are, one inside an object a quoted string (`"Hi\x0a"`).
 
 use crate::graph::{Graph, NodeId};
-use crate::node::{element_offset, is_cfg, mem_merge_slice, round_f32, shift, BoolOp, NodeKind};
+use crate::node::{
+    element_offset, is_cfg, mem_merge_slice, new_proj, round_f32, shift, BoolOp, NodeKind,
+};
 use crate::types::{Type, TypeId};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::{Cell, RefCell};
@@ -561,7 +563,7 @@ impl Evaluator<'_> {
         }
         for c in anchored {
             for &n in g.outputs(c) {
-                if let NodeKind::New { ptr } = g.kind(n) {
+                if let NodeKind::New { ptr, .. } = g.kind(n) {
                     let obj = g.types.pointee(*ptr).expect("new makes a pointer");
                     self.make(n, obj)?;
                 }
@@ -571,11 +573,13 @@ impl Evaluator<'_> {
     }
 
     /// A new object of struct type `obj`, made by New `n`; an array takes
-    /// its length from the New's input.
+    /// its length from the New's size in bytes.
     fn make(&self, n: NodeId, obj: TypeId) -> Eval<usize> {
-        let len = match self.g.input(n, 1) {
-            Some(len) => array_length(self.value(len)?)?,
-            None => 0,
+        let len = if self.g.types.is_array(obj) {
+            let size = self.value(self.g.in_(n, 1))?.number();
+            array_length(Val::Int(array_count(self.g, obj, size)))?
+        } else {
+            0
         };
         let mut objects = self.objects.borrow_mut();
         self.news.borrow_mut().insert(n, objects.len());
@@ -635,11 +639,17 @@ impl Evaluator<'_> {
                 return v;
             }
             Ok(match g.kind(n) {
+                // A New's pointer, and its slices: the slice it took in (a
+                // field never written reads as its zero).
+                NodeKind::Proj { idx: 1, .. } if new_proj(g, n) => input(0)?,
+                &NodeKind::Proj { idx, .. } if new_proj(g, n) => {
+                    self.value_memo(g.in_(g.in_(n, 0), idx), memo)?
+                }
                 NodeKind::Proj { idx: 1, .. } => Val::Int(self.arg),
                 // The initial state of a memory slice: nothing written.
                 NodeKind::Proj { .. } => Val::Mem(Memory::default()),
                 NodeKind::Phi { .. } => self.phis.get(&n).cloned().unwrap_or(Val::Int(0)),
-                NodeKind::New { ptr } => {
+                NodeKind::New { ptr, .. } => {
                     let made = self.news.borrow().get(&n).copied();
                     match made {
                         Some(o) => Val::Ptr(o),
@@ -674,13 +684,10 @@ impl Evaluator<'_> {
                         Some(_) => Some(self.element(n, object, input(3)?)?),
                         None => None,
                     };
-                    match (mem.read(object, slot.unwrap_or(0)), slot) {
-                        (Some(v), _) => v.clone(),
-                        // A new array is all zeros.
-                        (None, Some(_)) => zero(g, *declared),
-                        (None, None) => {
-                            return Err(format!("field '{name}' read before it was set"))
-                        }
+                    match mem.read(object, slot.unwrap_or(0)) {
+                        Some(v) => v.clone(),
+                        // A New zeroes the object it makes.
+                        None => zero(g, *declared),
                     }
                 }
                 // Not a value: cannot happen in a well-formed graph.
@@ -740,9 +747,9 @@ impl Evaluator<'_> {
             let value = match slice(alias) {
                 Some(m) => match memory(self.value(m)?).read(o, 0) {
                     Some(fv) => self.snapshot(ret, &fv.clone(), shown)?,
-                    None => Value::Null,
+                    None => self.snapshot(ret, &zero(g, g.types.field_type(ty, idx)), shown)?,
                 },
-                None => Value::Null,
+                None => self.snapshot(ret, &zero(g, g.types.field_type(ty, idx)), shown)?,
             };
             fields.push((g.types.field_name(ty, idx), value));
         }
@@ -785,6 +792,15 @@ pub(crate) fn element_index(g: &Graph, n: NodeId, ty: TypeId, len: i64, off: i64
         ));
     }
     Ok(index)
+}
+
+/// The number of elements of an array of type `ty` that `size` bytes
+/// hold: `(size - base) >> scale`, the New's size read back.
+pub(crate) fn array_count(g: &Graph, ty: TypeId, size: i64) -> i64 {
+    match g.types.struct_layout(ty) {
+        Some(l) => size.wrapping_sub(l.offsets[1].into()) >> l.scale,
+        None => 0,
+    }
 }
 
 /// The zero of a type: what an array element holds until it is written.

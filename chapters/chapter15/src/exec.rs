@@ -21,12 +21,12 @@
 //! negative length, is a fault with the graph evaluator's words.
 
 use crate::eval::{
-    array_length, element_index, projection, pure_value, zero, Eval, Memory, Outcome, Showing,
-    Shown, Val, Value,
+    array_count, array_length, element_index, projection, pure_value, zero, Eval, Memory, Outcome,
+    Showing, Shown, Val, Value,
 };
 use crate::gcm::{block, is_block_head};
 use crate::graph::{Graph, NodeId};
-use crate::node::{element_offset, is_cfg, NodeKind};
+use crate::node::{element_offset, is_cfg, new_proj, NodeKind};
 use crate::types::TypeId;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -179,6 +179,10 @@ impl Machine<'_> {
             if matches!(g.kind(n), NodeKind::Phi { .. }) || block_head_of(g, n) != Some(blk) {
                 continue;
             }
+            // A New's projections come with it.
+            if matches!(g.kind(n), NodeKind::New { .. }) {
+                work.extend(g.outputs(n).iter().copied());
+            }
             members.push(n);
         }
         members.sort();
@@ -194,7 +198,9 @@ impl Machine<'_> {
                 }
                 if let Some(def) = (i..g.n_ins(x)).find_map(|j| {
                     g.input(x, j)
-                        .filter(|d| j > 0 && inside.contains(d) && !done.contains(d))
+                        .filter(|d| {
+                            (j > 0 || new_proj(g, x)) && inside.contains(d) && !done.contains(d)
+                        })
                         .map(|d| (j, d))
                 }) {
                     stack.push((x, def.0 + 1));
@@ -214,6 +220,9 @@ impl Machine<'_> {
         let g = self.g;
         match g.kind(n) {
             // Values that belong to no block: Start's projections.
+            NodeKind::Proj { .. } if new_proj(g, n) => self.regs[n.nid() as usize]
+                .clone()
+                .ok_or_else(|| "new used before it was computed".to_owned()),
             NodeKind::Proj { idx: 1, .. } => Ok(Val::Int(self.arg)),
             NodeKind::Proj { .. } => Ok(Val::Mem(Memory::default())),
             _ => self.regs[n.nid() as usize]
@@ -230,23 +239,24 @@ impl Machine<'_> {
             return v;
         }
         Ok(match g.kind(n) {
+            // A New's pointer; its slices are the one heap.
+            NodeKind::Proj { idx: 1, .. } if new_proj(g, n) => self.reg(g.in_(n, 0))?,
+            NodeKind::Proj { .. } if new_proj(g, n) => Val::Mem(Memory::default()),
             NodeKind::Proj { .. } => self.reg(n)?,
-            NodeKind::New { ptr } => {
+            NodeKind::New { ptr, .. } => {
                 let ty = g.types.pointee(*ptr).expect("new makes a pointer");
                 let count = g.types.field_count(ty);
-                let elems = match g.input(n, 1) {
-                    Some(_) => {
-                        let len = array_length(input(1)?)?;
-                        let z = zero(g, g.types.field_type(ty, 1));
-                        vec![z; len as usize]
-                    }
-                    None => Vec::new(),
-                };
-                self.heap.push(Object {
-                    ty,
-                    fields: vec![None; count],
-                    elems,
-                });
+                let mut elems = Vec::new();
+                if g.types.is_array(ty) {
+                    let len = array_length(Val::Int(array_count(g, ty, input(1)?.number())))?;
+                    let z = zero(g, g.types.field_type(ty, 1));
+                    elems = vec![z; len as usize];
+                }
+                // Every field starts out zero.
+                let fields = (0..count)
+                    .map(|i| Some(zero(g, g.types.field_type(ty, i))))
+                    .collect();
+                self.heap.push(Object { ty, fields, elems });
                 Val::Ptr(self.heap.len() - 1)
             }
             NodeKind::Store { name, alias, .. } => {

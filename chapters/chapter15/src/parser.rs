@@ -1104,20 +1104,25 @@ impl<'a> Parser<'a> {
             };
             let alias = info.first_alias + idx as u32;
             let declared = self.graph.types.field_type(info.ty, idx);
-            // An element's byte offset: `(i<<scale)+base`, from the layout.
-            let off = if access == "[]" {
+            // An element's byte offset: `(i<<scale)+base`, from the layout;
+            // a field's is a constant, from the layout too.
+            let element = access == "[]";
+            let off = if element {
                 self.graph.keep(expr);
                 let index = self.parse_expression();
                 self.graph.unkeep(expr);
                 let index = index?;
                 self.require("]")?;
-                Some(self.element_offset(info.ty, index))
+                self.element_offset(info.ty, index)
             } else {
-                None
+                let at = self
+                    .graph
+                    .types
+                    .struct_layout(info.ty)
+                    .map_or(0, |l| l.offsets[idx]);
+                self.constant(at.into())
             };
-            if let Some(off) = off {
-                self.graph.keep(off);
-            }
+            self.graph.keep(off);
             if self.lexer.matches("=") {
                 if self.lexer.peek_is('=') {
                     // It was `==`: put the first '=' back.
@@ -1127,9 +1132,7 @@ impl<'a> Parser<'a> {
                     self.graph.keep(expr);
                     let value = self.parse_expression();
                     self.graph.unkeep(expr);
-                    if let Some(off) = off {
-                        self.graph.unkeep(off);
-                    }
+                    self.graph.unkeep(off);
                     let value = self.store_value(value?, info.ty, idx);
                     let ctrl = self.ctrl();
                     let mem = self.memory(alias);
@@ -1140,18 +1143,14 @@ impl<'a> Parser<'a> {
                         init: false,
                     };
                     let st = store_new(&mut self.graph, field, at, ctrl, mem, expr, value);
-                    if off.is_some() {
-                        self.graph.add_def(st, off);
-                    }
+                    self.graph.add_def(st, Some(off));
                     let st = self.peephole(st);
                     scope::update(&mut self.graph, self.scope, &mem_name(alias), st);
                     // Chapter 15: the value of `p.f = e` is the value stored.
                     return Ok(value);
                 }
             }
-            if let Some(off) = off {
-                self.graph.unkeep(off);
-            }
+            self.graph.unkeep(off);
             // A pointer loaded may be null, whatever the field says: every
             // reference field starts out null. And it points to the struct
             // as declared by now, as a pointer made by `new` does: a loop
@@ -1167,8 +1166,8 @@ impl<'a> Parser<'a> {
             let declared = self.deepen(declared);
             let mem = self.memory(alias);
             let load = load_new(&mut self.graph, &name, alias, declared, at, mem, expr);
-            if off.is_some() {
-                self.graph.add_def(load, off);
+            self.graph.add_def(load, Some(off));
+            if element {
                 // An element is read no earlier than where the program reads
                 // it: its index may be valid only there (Simple's stand-in
                 // for a range check).
@@ -1218,44 +1217,40 @@ impl<'a> Parser<'a> {
             .expect("memory slices stay in scope")
     }
 
-    /// `new S`: a New, then a Store of each field's first value: 0 for an
-    /// int, 0.0 for a flt, null for a reference (even one declared not
-    /// null).
-    fn new_struct(&mut self, info: StructInfo) -> NodeId {
+    /// `new S` of `size` bytes: a New taking the current slice of each
+    /// field's alias class, whose projections are the new state of each
+    /// class (the new object's fields zeroed: 0, 0.0 or null, even for a
+    /// reference declared not null) and the pointer.
+    fn new_struct(&mut self, info: StructInfo, size: NodeId) -> NodeId {
         let ptr = self.graph.types.ptr(info.ty, false);
+        let count = self.graph.types.field_count(info.ty) as u32;
+        self.graph.keep(size);
+        // Looking a slice up may make a loop's lazy phi: field order.
+        let mems: Vec<NodeId> = (info.first_alias..info.first_alias + count)
+            .map(|alias| {
+                let m = self.memory(alias);
+                self.graph.keep(m);
+                m
+            })
+            .collect();
+        for &m in &mems {
+            self.graph.unkeep(m);
+        }
+        self.graph.unkeep(size);
         let ctrl = self.ctrl();
-        let n = new_new(&mut self.graph, ptr, ctrl);
+        let n = new_new(&mut self.graph, ptr, info.first_alias, ctrl, size, &mems);
         let n = self.peephole(n);
         self.graph.keep(n);
-        let count = self.graph.types.field_count(info.ty);
-        let at = self.lexer.pos();
-        for alias in info.first_alias..info.first_alias + count as u32 {
-            let obj = info.ty;
-            let idx = (alias - info.first_alias) as usize;
-            let name = self.graph.types.field_name(obj, idx);
-            let declared = self.graph.types.field_type(obj, idx);
-            let mem = self.memory(alias);
-            // A constant of its own for each field, as Simple makes it (value
-            // numbering then finds the one made before).
-            let init = self
-                .graph
-                .types
-                .make_init(declared)
-                .expect("int, flt or pointer");
-            let init = node::new_constant(&mut self.graph, init);
-            let init = self.peephole(init);
-            let ctrl = self.ctrl();
-            let field = StoreField {
-                name: &name,
-                alias,
-                declared,
-                init: true,
-            };
-            let st = store_new(&mut self.graph, field, at, ctrl, mem, n, init);
-            let st = self.peephole(st);
-            scope::update(&mut self.graph, self.scope, &mem_name(alias), st);
+        for i in 0..count {
+            let proj = proj_new(&mut self.graph, n, i as usize + 2, "");
+            let proj = self.peephole(proj);
+            let alias = info.first_alias + i;
+            scope::update(&mut self.graph, self.scope, &mem_name(alias), proj);
         }
-        self.graph.unkeep(n)
+        let p = proj_new(&mut self.graph, n, 1, "");
+        let p = self.peephole(p);
+        self.graph.unkeep(n);
+        p
     }
 
     /// `number | '(' expr ')' | 'true' | 'false' | id`
@@ -1328,23 +1323,43 @@ impl<'a> Parser<'a> {
             Some(info) if self.graph.types.is_array(info.ty) => {
                 Err(Error::new("Not yet implemented", at))
             }
-            Some(info) => Ok(self.new_struct(info)),
+            Some(info) => {
+                let size = self
+                    .graph
+                    .types
+                    .struct_layout(info.ty)
+                    .map_or(0, |l| l.size);
+                let size = self.constant(size.into());
+                Ok(self.new_struct(info, size))
+            }
             // Not a struct, or one not declared yet.
             None => Err(Error::new(format!("Unknown struct type '{name}'"), at)),
         }
     }
 
-    /// `new T[len]`: a New of the array type with its length as input,
-    /// then a Store of the length into `#`. The elements are not stored:
-    /// a new array is all zeros (or nulls), which is what a load of an
-    /// element no store wrote gives.
+    /// `new T[len]`: a New of `base + (len << scale)` bytes, then a Store
+    /// of the length into `#`. The elements are zeroed by the New.
     fn new_array(&mut self, info: StructInfo, len: NodeId) -> Parsed {
-        let ptr = self.graph.types.ptr(info.ty, false);
-        let ctrl = self.ctrl();
-        let n = new_new(&mut self.graph, ptr, ctrl);
-        self.graph.add_def(n, Some(len));
-        let n = self.peephole(n);
-        self.graph.keep(n);
+        self.graph.keep(len);
+        let layout = self
+            .graph
+            .types
+            .struct_layout(info.ty)
+            .expect("an array has a layout");
+        let base = self.constant(layout.offsets[1].into());
+        self.graph.keep(base);
+        let scale = self.constant(layout.scale.into());
+        let shl = self
+            .graph
+            .add_node(NodeKind::Shl, vec![None, Some(len), Some(scale)]);
+        let shl = self.peephole(shl);
+        self.graph.unkeep(base);
+        let size = self
+            .graph
+            .add_node(NodeKind::Add, vec![None, Some(base), Some(shl)]);
+        let size = self.peephole(size);
+        let p = self.new_struct(info, size);
+        self.graph.keep(p);
         let at = self.lexer.pos();
         let alias = info.first_alias;
         let mem = self.memory(alias);
@@ -1355,10 +1370,13 @@ impl<'a> Parser<'a> {
             declared: Types::INT_BOT,
             init: true,
         };
-        let st = store_new(&mut self.graph, field, at, ctrl, mem, n, len);
+        let off = self.constant(layout.offsets[0].into());
+        self.graph.unkeep(len);
+        let st = store_new(&mut self.graph, field, at, ctrl, mem, p, len);
+        self.graph.add_def(st, Some(off));
         let st = self.peephole(st);
         scope::update(&mut self.graph, self.scope, &mem_name(alias), st);
-        Ok(self.graph.unkeep(n))
+        Ok(self.graph.unkeep(p))
     }
 
     fn constant(&mut self, value: i64) -> NodeId {

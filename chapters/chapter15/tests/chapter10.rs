@@ -120,7 +120,7 @@ while (arg) {
 }
 return bar.a;
 ";
-    assert_eq!(print_iterated(src), "return Phi(Loop12,0,(Phi_a+2));");
+    assert_eq!(print_iterated(src), "return Phi(Loop13,0,(Phi_a+2));");
 }
 
 #[test]
@@ -170,7 +170,7 @@ return bar;
 ";
     assert_eq!(
         print_iterated(src),
-        "return Phi(Region31,(*void)Phi(Region19,null,Bar),null);"
+        "return Phi(Region33,(*void)Phi(Region20,null,Bar),null);"
     );
 }
 
@@ -185,7 +185,7 @@ if( !bar ) rez=4;
 else bar.a = 1;
 return rez;
 ";
-    assert_eq!(print_iterated(src), "return Phi(Region37,4,3);");
+    assert_eq!(print_iterated(src), "return Phi(Region39,4,3);");
 }
 
 #[test]
@@ -233,11 +233,11 @@ while( i.x < i.len ) {
 }
 return sum;
 ";
-    // Java prints Loop17: here both fields share the one `$mem` projection
+    // Java prints Loop18: here both fields share the one `$mem` projection
     // (lazy memory splitting) where Java makes a slice each, one node fewer.
     assert_eq!(
         print_iterated(src),
-        "return Phi(Loop16,0,(Phi(Loop,0,(Phi_x+1))+Phi_sum));"
+        "return Phi(Loop17,0,(Phi(Loop,0,(Phi_x+1))+Phi_sum));"
     );
 }
 
@@ -256,7 +256,7 @@ return ret;
 ";
     assert_eq!(
         print_iterated(src),
-        "return Phi(Loop12,s0,Phi(Region34,s0,Phi_ret));"
+        "return Phi(Loop13,s0,Phi(Region37,s0,Phi_ret));"
     );
 }
 
@@ -276,7 +276,7 @@ return ret;
 ";
     assert_eq!(
         print_iterated(src),
-        "return Phi(Loop15,s0,Phi(Region35,s0,Phi_ret));"
+        "return Phi(Loop17,s0,Phi(Region38,s0,Phi_ret));"
     );
 }
 
@@ -294,7 +294,7 @@ return ret;
 ";
     assert_eq!(
         print_iterated(src),
-        "return Phi(Loop12,s0,Phi(Region33,s0,Phi_ret));"
+        "return Phi(Loop13,s0,Phi(Region35,s0,Phi_ret));"
     );
 }
 

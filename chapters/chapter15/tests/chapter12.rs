@@ -122,7 +122,7 @@ LOOP9:                            [[  L6        L34        ]]
   32 If         9   31            [[    33   34  ]]  [  Ctrl, Ctrl]
 
 L33:                              [[  LOOP9      ]]  
-  42 Return    33   19            [[     3       ]]  [  Ctrl, FltBot]
+  42 Return    33   19            [[     3       ]]  [  Ctrl, flt]
 
 L34:                              [[  LOOP9      ]]  
 

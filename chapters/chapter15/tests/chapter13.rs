@@ -427,8 +427,9 @@ fn test_errors() {
         "Syntax error, expected Requires a field type, found '3': x"
     );
     // A struct never declared has no fields. With peepholes, `a.b` is the
-    // null that `new` stored, and tested not null it is nothing at all;
-    // without, it is a `B?` whose fields are unknown. (Simple's parser
+    // null that `new` left there, and tested not null it is nothing at
+    // all; without, the load is still typed by what its memory holds
+    // (chapter 15): null again, which has no fields. (Simple's parser
     // crashes on the second.)
     let src = "struct A { B? b; }\nA a = new A;\nB? b = a.b;\nif (b) return b.x;\nreturn 0;\n";
     assert_eq!(error(src), "Accessing field 'x' from null");
@@ -437,7 +438,7 @@ fn test_errors() {
     let message = code.parse().err().map(|e| e.message);
     assert_eq!(
         message.as_deref(),
-        Some("Accessing unknown field 'x' from '*B?'")
+        Some("Accessing unknown field 'x' from 'null'")
     );
     // Storing through a field needs the field's type.
     assert_eq!(

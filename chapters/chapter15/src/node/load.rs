@@ -34,6 +34,32 @@ pub fn new(
     g.add_node(kind, vec![None, Some(mem), Some(ptr)])
 }
 
+/// The field's type, narrowed by what the memory slice read can hold
+/// (chapter 15: memory is typed by its contents). Through a pointer that
+/// may be null the load is an error anyway, and keeps its declared type.
+pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
+    let NodeKind::Load {
+        alias, declared, ..
+    } = *g.kind(n)
+    else {
+        unreachable!("load::compute on a non-load")
+    };
+    let mt = g.ty_opt(g.in_(n, 1));
+    let pt = g.ty_opt(g.in_(n, 2));
+    let not_null = pt.is_some_and(|t| g.types.is_ptr(t) && !g.types.is_nullable(t));
+    match mt {
+        Some(mt) if not_null && g.types.mem_alias(mt) == Some(alias) => {
+            let held = g.types.mem_contents(mt).unwrap_or(Types::BOTTOM);
+            if held == declared {
+                declared
+            } else {
+                g.types.join(declared, held)
+            }
+        }
+        _ => declared,
+    }
+}
+
 pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     let mem = g.in_(n, 1);
     let ptr = g.in_(n, 2);
@@ -63,13 +89,10 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         // An element at an index computed in the loop is another element
         // on each trip: only a constant offset is the same on both arms.
         let fixed = off.is_none_or(|o| g.types.int_value(g.ty(o)).is_some());
-        if g.ty(region) == Types::CTRL
-            && g.n_ins(mem) == 3
-            && fixed
-            && defined_above(g, ptr, region)
-        {
+        if g.ty(region) == Types::CTRL && g.n_ins(mem) == 3 && fixed {
             let is_loop = matches!(g.kind(region), NodeKind::Loop);
-            if profit(g, n, mem, 2) || (!is_loop && profit(g, n, mem, 1)) {
+            let pays = profit(g, n, mem, 2) || (!is_loop && profit(g, n, mem, 1));
+            if pays && defined_above(g, ptr, region) {
                 let NodeKind::Load {
                     name,
                     alias,
@@ -79,6 +102,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
                 else {
                     unreachable!("load::idealize on a non-load")
                 };
+                let field_off = g.input(n, 3);
                 let arm = |g: &mut Graph, m: NodeId| {
                     // `p.x = p.x` in a loop: the load from that store is
                     // this very load (or its value-numbering twin). Making
@@ -88,9 +112,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
                         return n;
                     }
                     let ld = new(g, &name, alias, declared, at as usize, m, ptr);
-                    if off.is_some() {
-                        g.add_def(ld, off);
-                    }
+                    g.add_def(ld, field_off);
                     // A store to the same object: the load reads what it
                     // stored. Take that value as it is; optimizing it here
                     // could lead back to this load (`p.x = 1 * p.x`), and
@@ -118,13 +140,15 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
 }
 
 /// `ptr` is surely computed before control reaches `region`: a value
-/// anchored (a New, a Phi, a Cast) to control that `region` does not
-/// dominate, or a projection of Start. Anything else may depend on values
+/// anchored (a New, a Phi, a Cast) to control that strictly dominates
+/// `region`, or a projection of Start. Anything else may depend on values
 /// made at or after `region`, so the answer is no.
 fn defined_above(g: &mut Graph, ptr: NodeId, region: NodeId) -> bool {
     let anchor = match g.kind(ptr) {
+        // A New's pointer: where the New is anchored.
+        NodeKind::Proj { .. } if super::new_proj(g, ptr) => g.in_(g.in_(ptr, 0), 0),
         NodeKind::Proj { .. } | NodeKind::Constant(_) => return true,
-        NodeKind::New { .. } | NodeKind::Phi { .. } => g.in_(ptr, 0),
+        NodeKind::Phi { .. } => g.in_(ptr, 0),
         NodeKind::Cast { .. } => {
             let value = g.in_(ptr, 1);
             if !defined_above(g, value, region) {
@@ -134,22 +158,18 @@ fn defined_above(g: &mut Graph, ptr: NodeId, region: NodeId) -> bool {
         }
         _ => return false,
     };
-    // Walk up the dominator tree from the anchor; meeting `region` means
-    // the value is made at or below it. Depth falls at every step, so once
-    // above the region's depth the walk cannot meet it: stop there rather
-    // than at Start (a walk to Start for every Load would be quadratic).
-    let floor = super::idepth(g, region);
-    let mut c = Some(anchor);
+    // The anchor must strictly dominate the region: walk up the region's
+    // dominators to meet it. (Asked only where a split pays, which is rare;
+    // cached depths can be stale while the graph changes, so the walk does
+    // not prune by depth.)
+    let mut c = super::idom(g, region);
     while let Some(x) = c {
-        if x == region {
-            return false;
-        }
-        if super::idepth(g, x) < floor {
-            break;
+        if x == anchor {
+            return true;
         }
         c = super::idom(g, x);
     }
-    true
+    false
 }
 
 /// `x` is the load `n`, or loads the same field of the same object from
@@ -162,13 +182,14 @@ fn same_load(g: &Graph, x: NodeId, n: NodeId) -> bool {
 }
 
 /// A load from memory `mem` (of an array element at byte offset `off`, or
-/// of a field): walk up the stores of this alias class. A store to the
-/// same place gives its value; a store at another constant offset of the
-/// same array, or into another object made by a New when this one is made
-/// by a New too, cannot be what the load reads, so the walk goes past it
-/// (chapter 15). Reaching the program's initial memory with the object
-/// made by a New, nothing wrote the element: it is its type's zero.
-/// Anything else (a phi, a store through an unknown pointer or index)
+/// of a field): walk up the memory of this alias class. A store to the
+/// same place gives its value; the New that made the object gives its
+/// zero (chapter 15: a New zeroes what it makes). A store that cannot
+/// touch the place is passed: one at an offset that cannot overlap (`a[0]`
+/// after `a[1] = 2`), or into another object when both objects are made
+/// by News. Likewise a New of another object, when this one is made by a
+/// New: the walk goes on with the memory that New took in. Anything else
+/// (a phi, a store through an unknown pointer or index, the whole memory)
 /// stops the walk. Stores skipped give the load a new memory input.
 fn look_past(
     g: &mut Graph,
@@ -177,7 +198,9 @@ fn look_past(
     ptr: NodeId,
     off: Option<NodeId>,
 ) -> Option<NodeId> {
-    let is_new = |g: &Graph, p: NodeId| matches!(g.kind(p), NodeKind::New { .. });
+    let NodeKind::Load { alias, .. } = *g.kind(n) else {
+        return None;
+    };
     let mut m = mem;
     loop {
         match g.kind(m) {
@@ -186,25 +209,34 @@ fn look_past(
                 if sptr == ptr && soff == off {
                     return Some(g.in_(m, 3));
                 }
-                let disjoint = if sptr == ptr {
-                    let a = off.and_then(|o| g.types.int_value(g.ty(o)));
-                    let b = soff.and_then(|o| g.types.int_value(g.ty(o)));
-                    matches!((a, b), (Some(a), Some(b)) if a != b)
-                } else {
-                    is_new(g, sptr) && is_new(g, ptr)
+                let overlap = match (off, soff) {
+                    (Some(a), Some(b)) => {
+                        let (ta, tb) = (g.ty(a), g.ty(b));
+                        let j = g.types.join(ta, tb);
+                        !g.types.is_high(j)
+                    }
+                    _ => true,
                 };
-                if !disjoint {
+                if overlap && !never_alias(g, ptr, sptr) {
                     break;
                 }
                 m = g.in_(m, 1);
             }
-            NodeKind::Proj { .. } if is_new(g, ptr) && g.in_(m, 0) == g.start() => {
-                let NodeKind::Load { declared, .. } = *g.kind(n) else {
-                    return None;
+            NodeKind::Proj { .. } if super::new_proj(g, m) => {
+                let made = g.in_(m, 0);
+                if new_of(g, ptr) == Some(made) {
+                    let NodeKind::Load { declared, .. } = *g.kind(n) else {
+                        return None;
+                    };
+                    let zero = g.types.make_init(declared)?;
+                    let c = super::new_constant(g, zero);
+                    return Some(peephole(g, c));
+                }
+                // Another object's New leaves this one as it was.
+                let Some(i) = new_of(g, ptr).and(super::new_mem_input(g, made, alias)) else {
+                    break;
                 };
-                let zero = g.types.make_init(declared)?;
-                let c = super::new_constant(g, zero);
-                return Some(peephole(g, c));
+                m = g.in_(made, i);
             }
             _ => break,
         }
@@ -216,12 +248,39 @@ fn look_past(
     None
 }
 
-/// Arm `idx` of the memory phi is a store to the same object.
+/// The New whose object `ptr` is, if it is a New's pointer projection.
+fn new_of(g: &Graph, ptr: NodeId) -> Option<NodeId> {
+    (super::new_proj(g, ptr) && matches!(g.kind(ptr), NodeKind::Proj { idx: 1, .. }))
+        .then(|| g.in_(ptr, 0))
+}
+
+/// Two pointers made by two different News never point to the same
+/// object.
+fn never_alias(g: &Graph, p1: NodeId, p2: NodeId) -> bool {
+    match (new_of(g, p1), new_of(g, p2)) {
+        (Some(a), Some(b)) => a != b,
+        _ => false,
+    }
+}
+
+/// Arm `idx` of the memory phi is a store to the same object, or memory
+/// that holds only one value (or none) of the class (chapter 15: the
+/// slice a New zeroed): a load there folds.
 fn profit(g: &mut Graph, n: NodeId, mem_phi: NodeId, idx: usize) -> bool {
     let Some(arm) = g.input(mem_phi, idx) else {
         return false;
     };
     g.add_dep(arm, n);
+    let NodeKind::Load { alias, .. } = *g.kind(n) else {
+        return false;
+    };
+    let t = g.ty(arm);
+    if g.types.mem_alias(t) == Some(alias) {
+        let held = g.types.mem_contents(t).unwrap_or(Types::BOTTOM);
+        if g.types.is_high_or_const(held) {
+            return true;
+        }
+    }
     matches!(g.kind(arm), NodeKind::Store { .. })
         && g.in_(arm, 2) == g.in_(n, 2)
         && super::element_offset(g, arm) == super::element_offset(g, n)

@@ -5,10 +5,14 @@
 //! region and from its phis; a region left with one path and no phis
 //! becomes that path, and so does the region of an `if` whose arms merge
 //! no values.
+//!
+//! Chapter 15 adds a cast of a tested value inside the arms of its `if`
+//! (see [`guarded_casts`]).
 
 use super::NodeKind;
 use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
+use rustc_hash::FxHashSet;
 
 pub fn new(g: &mut Graph, paths: &[NodeId]) -> NodeId {
     let mut inputs = vec![None];
@@ -82,7 +86,116 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
             }
         }
     }
+    if guarded_casts(g, n) {
+        return Some(n);
+    }
     None
+}
+
+/// Chapter 15: a value that reaches path `i` of this region only through
+/// one arm of `if (p)` knows what `p` is there: not zero (not null) on the
+/// true arm, zero (null) on the false one. Inside the expressions that the
+/// phis take on that path, each use of `p` becomes `p` cast to that type,
+/// so `if (!is) r = 1.2; else r = is[2]...` needs no null check of `is`
+/// in the else, and `if (x) ...; else r = x + 1` is `r = 1`. The walk
+/// stays below the If (what lies above it is shared with the other arm)
+/// and never enters the predicate itself, nor a path's direct use of it.
+fn guarded_casts(g: &mut Graph, n: NodeId) -> bool {
+    if !matches!(g.kind(n), NodeKind::Region) {
+        return false;
+    }
+    let Some(dom) = idom(g, n) else {
+        return false;
+    };
+    if matches!(g.kind(dom), NodeKind::Start { .. }) {
+        return false;
+    }
+    let floor = super::idepth(g, dom);
+    let phis = phis(g, n);
+    let mut visited = FxHashSet::default();
+    let mut progress = false;
+    'paths: for i in 1..g.n_ins(n) {
+        // The nearest arm of an If above this path, below the region's
+        // dominator.
+        let mut c = g.in_(n, i);
+        while !matches!(g.kind(c), NodeKind::CProj { .. }) {
+            match super::idom(g, c) {
+                Some(up) if super::idepth(g, up) >= floor => c = up,
+                _ => continue 'paths,
+            }
+        }
+        let iff = g.in_(c, 0);
+        if !matches!(g.kind(iff), NodeKind::If) || g.ty(c) != Types::CTRL {
+            continue;
+        }
+        visited.insert(g.in_(iff, 1));
+        for &phi in &phis {
+            if let Some(v) = g.input(phi, i) {
+                progress |= cast_uses(g, iff, c, v, &mut visited);
+            }
+        }
+    }
+    progress
+}
+
+/// Replaces each use of the If's predicate inside the expression `n` (not
+/// above the If) by the predicate cast to what arm `arm` knows of it.
+fn cast_uses(
+    g: &mut Graph,
+    iff: NodeId,
+    arm: NodeId,
+    n: NodeId,
+    visited: &mut FxHashSet<NodeId>,
+) -> bool {
+    if !visited.insert(n) || super::is_cfg(g, n) {
+        return false;
+    }
+    if let Some(c) = g.input(n, 0) {
+        let ctrl = if super::is_cfg(g, c) {
+            c
+        } else {
+            // A New's projection: where the New is.
+            match g.input(c, 0) {
+                Some(cc) => cc,
+                None => return false,
+            }
+        };
+        if super::idepth(g, ctrl) < super::idepth(g, iff) {
+            return false;
+        }
+    }
+    let pred = g.in_(iff, 1);
+    let NodeKind::CProj { idx, .. } = *g.kind(arm) else {
+        return false;
+    };
+    stacker::maybe_grow(64 * 1024, 1024 * 1024, || {
+        let mut progress = false;
+        for j in 1..g.n_ins(n) {
+            if g.input(n, j) == Some(pred) && !matches!(g.kind(n), NodeKind::Cast { .. }) {
+                let t = g.ty(pred);
+                let tcast = if idx == 0 {
+                    g.types.non_zero(t)
+                } else {
+                    g.types.make_init(t).unwrap_or(t)
+                };
+                if t != tcast {
+                    let cast = super::cast_new(g, tcast, arm, pred);
+                    let cast = super::peephole(g, cast);
+                    // A cast that changes nothing folds back to the
+                    // predicate: no progress (Simple recursed for ever).
+                    if cast != pred {
+                        g.set_def(n, j, Some(cast));
+                        g.work.push(n);
+                        progress = true;
+                    }
+                }
+            }
+            if let Some(d) = g.input(n, j) {
+                progress |= cast_uses(g, iff, arm, d, visited);
+            }
+        }
+        progress
+    })
 }
 
 fn phis(g: &Graph, n: NodeId) -> Vec<NodeId> {

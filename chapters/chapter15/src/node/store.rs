@@ -16,7 +16,7 @@
 
 use super::{to_string, NodeKind, Printer};
 use crate::graph::{Graph, NodeId};
-use crate::types::TypeId;
+use crate::types::{TypeId, Types};
 
 /// What a Store writes: the field's name, alias class and declared type,
 /// and whether it is one of `new`'s initial stores.
@@ -46,6 +46,20 @@ pub fn new(
         at: super::source_offset(at),
     };
     g.add_node(kind, vec![Some(ctrl), Some(mem), Some(ptr), Some(value)])
+}
+
+/// The slice of its class, holding what it held and the value stored
+/// (chapter 15). Written into the whole memory, where nothing was stored
+/// yet, the class holds just the value.
+pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
+    let NodeKind::Store { alias, .. } = *g.kind(n) else {
+        unreachable!("store::compute on a non-store")
+    };
+    let mt = g.ty_opt(g.in_(n, 1)).unwrap_or(Types::MEM_BOT);
+    let held = g.types.held_in(mt, alias);
+    let val = g.ty_opt(g.in_(n, 3)).unwrap_or(Types::BOTTOM);
+    let contents = g.types.meet(val, held);
+    g.types.mem_of(alias, contents)
 }
 
 /// Store after store to the same field of the same object: the first is
