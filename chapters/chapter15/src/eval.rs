@@ -36,8 +36,10 @@
 //! rounding of a float to the nearest 32-bit float. Narrow types need
 //! nothing more: the masks and shifts that cut values down are nodes.
 //!
-//! Chapter 15 adds arrays. A New of an array takes its length from its
-//! input when control passes it (a negative length is a fault); a write
+//! Chapter 15 adds arrays, and makes New a multi-node. A New of an array
+//! takes its length from its size in bytes when control passes it (a
+//! negative length is a fault); its memory projections are the memory it
+//! took in, since a field no store wrote reads as its zero. A write
 //! to the body names its element, found from the byte offset the Load or
 //! Store computes and the array's layout, and an index outside the array
 //! is a fault, as Simple's evaluator throws. An element never written is

@@ -15,8 +15,10 @@
 //! anti-dependences), every value computed before its uses. The fuzzer and
 //! the tests compare them.
 //!
-//! Chapter 15: an array object holds its length and its elements, made
-//! zero by its New; a Load or Store with a byte offset reaches an element
+//! Chapter 15: an object's fields and an array's elements are made zero
+//! by its New, whose pointer projection is the object (its memory
+//! projections are the one heap); an array takes its length from the
+//! New's size in bytes. A Load or Store with a byte offset reaches an element
 //! through the array's layout, and an index outside the array, or a
 //! negative length, is a fault with the graph evaluator's words.
 

@@ -43,8 +43,10 @@
 //! extra input, so that ordering inside the block keeps the Load first.
 //!
 //! Pinned nodes never move: control nodes, Phis (they belong to their
-//! Region), projections (they belong to their multi-node), `New` (it has a
-//! control input), `Cast` (it holds only below its test), and the shared
+//! Region), projections (they belong to their multi-node; a New's lie in
+//! the New's block), `New` (it has a control input; its inputs float, and
+//! a Load of a slice a New takes is ordered before it like a Store's),
+//! `Cast` (it holds only below its test), and the shared
 //! constant 0 (kept alive for the whole compilation). Everything else
 //! (arithmetic, other constants, Loads, Stores) gets its block here.
 //!

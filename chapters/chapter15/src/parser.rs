@@ -73,7 +73,10 @@
 //! it, a struct with a length `#` and a body `[]`, each its own alias
 //! class. `new T[n]` makes one; `a[i]` loads or stores the element at
 //! byte offset `(i<<scale)+base`, from the array's layout; `a#` loads the
-//! length.
+//! length. A field's load or store carries its constant offset too. `new`
+//! makes a multi-node New ([`Parser::new_struct`]) that takes the current
+//! slice of each field's class and gives back each slice with the new
+//! object's field zeroed, and the pointer.
 //! Recursion is guarded: the machine stack grows on demand and nesting past
 //! [`MAX_NESTING`] levels is an error, not a crash.
 

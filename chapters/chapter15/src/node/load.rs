@@ -5,12 +5,15 @@
 //! was stored. A load from a phi of memory is split into a phi of loads
 //! when that lets at least one arm read a stored value directly.
 //!
-//! Chapter 15: a load of an array element has a fourth input, `in(3)`, the
-//! byte offset of the element (`(i<<3)+8` for `int[]`); a field of a
-//! struct has none (its offset is fixed by its alias class). Two stores
-//! at constant, different offsets of one array cannot overlap, so a load
-//! looks past the other one; a load from an array made by a New that no
-//! store on the way wrote reads the element's zero.
+//! Chapter 15: a load has a fourth input, `in(3)`, the byte offset it
+//! reads: a constant from the struct's layout for a field, `(i<<3)+8`
+//! for an element of an `int[]`. Two stores at constant, different
+//! offsets of one array cannot overlap, so a load looks past the other
+//! one; a load of an object made by a New that no store on the way wrote
+//! reads the field's zero. Memory is typed by its contents, so a load is
+//! typed by what its slice can hold too ([`compute`]), and a split
+//! through a memory phi also pays where an arm holds a single value (the
+//! zeros a New leaves).
 
 use super::{peephole, phi, NodeKind};
 use crate::graph::{Graph, NodeId};

@@ -152,8 +152,8 @@ pub enum NodeKind {
         first_alias: u32,
     },
     /// Reads field `name` (memory alias class `alias`): `in(1)` is the
-    /// memory slice, `in(2)` the pointer; for an array element (`[]`,
-    /// chapter 15) `in(3)` is its byte offset. Its value has type `declared`, the
+    /// memory slice, `in(2)` the pointer, `in(3)` the byte offset (chapter
+    /// 15; an array element's `in(0)` is its control). Its value has type `declared`, the
     /// lowest of the field's type (a pointer loaded may be null). `at` is
     /// the source offset, for error messages.
     Load {
@@ -162,12 +162,11 @@ pub enum NodeKind {
         declared: TypeId,
         at: u32,
     },
-    /// Writes `in(3)` into field `name` of `in(2)`, in memory slice `in(1)`
-    /// (for an array element, `[]`, at byte offset `in(4)`, chapter 15);
-    /// its value is the new state of that slice. `declared` is the field's
-    /// type, which the stored value must fit, unless the store is `init`:
-    /// one of the stores of `new` that give each field its first value
-    /// (null, even for a field that may not hold null).
+    /// Writes `in(3)` into field `name` of `in(2)`, in memory slice `in(1)`,
+    /// at byte offset `in(4)` (chapter 15); its value is the new state of
+    /// that slice. `declared` is the field's type, which the stored value
+    /// must fit, unless the store is `init`: `new`'s store of an array's
+    /// length.
     Store {
         name: Box<str>,
         alias: u32,

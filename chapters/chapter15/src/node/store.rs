@@ -7,19 +7,20 @@
 //!
 //! A Store knows the type of its field. Once the program is optimized, the
 //! value must fit it ([`error`]): `null` cannot go into a field declared
-//! `N` (not `N?`). The stores that `new` makes to give each field its first
-//! value are exempt: every reference field starts out null.
+//! `N` (not `N?`). The one store that `new` makes, of an array's length,
+//! is exempt (`init`).
 //!
-//! Chapter 15: a store into an array element has a fifth input, `in(4)`,
-//! the element's byte offset; only a store at the same offset overwrites
-//! another.
+//! Chapter 15: a store has a fifth input, `in(4)`, the byte offset it
+//! writes (a field's constant, or an element's `(i<<scale)+base`); only a
+//! store at the same offset overwrites another. Its type is its class's
+//! slice holding what it held and the value stored (`MEM#2:int`).
 
 use super::{to_string, NodeKind, Printer};
 use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
 
 /// What a Store writes: the field's name, alias class and declared type,
-/// and whether it is one of `new`'s initial stores.
+/// and whether it is `new`'s store of an array's length.
 pub struct Field<'a> {
     pub name: &'a str,
     pub alias: u32,
