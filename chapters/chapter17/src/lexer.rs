@@ -5,6 +5,11 @@
 //! (every character up to and including the space counts as white space).
 //! Identifiers start with a letter or `_` and go on with letters, digits
 //! and `_`.
+//!
+//! Chapter 17 adds the compound assignments (`+=` and its kin) and the
+//! increments `++`/`--` after a name ([`Lexer::match_oper_assign`]), and
+//! a way to skip over an expression without parsing it, which a `for`
+//! loop needs for its step ([`Lexer::next_x_char`]).
 
 pub struct Lexer<'a> {
     src: &'a str,
@@ -84,6 +89,64 @@ impl<'a> Lexer<'a> {
         self.peek() == Some(ch)
     }
 
+    /// Consumes a lone `=`, one not followed by another `=` (an
+    /// assignment, not the start of `==`).
+    pub fn matches_assign(&mut self) -> bool {
+        self.skip_white_space();
+        let rest = &self.src.as_bytes()[self.pos..];
+        if rest.first() == Some(&b'=') && rest.get(1) != Some(&b'=') {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// After a name: a compound assignment (`+=`, `-=`, `*=`, `/=`, and
+    /// `&=`, `|=`, `^=`, which are recognised so that they can be refused)
+    /// or an increment `++` or decrement `--`, consumed. As in Simple,
+    /// three more characters must follow (so `x++` at the very end of the
+    /// text is not one), and `++`/`--` followed by a letter or digit is not
+    /// one either: `arg--1` is `arg - -1`.
+    pub fn match_oper_assign(&mut self) -> OperAssign {
+        self.skip_white_space();
+        let rest = &self.src.as_bytes()[self.pos..];
+        if rest.len() < 3 {
+            return OperAssign::None;
+        }
+        let (c0, c1) = (rest[0], rest[1]);
+        if !b"+-/*&|^".contains(&c0) {
+            return OperAssign::None;
+        }
+        if c1 == b'=' {
+            self.pos += 2;
+            return OperAssign::Op(c0);
+        }
+        let inc = match (c0, c1) {
+            (b'+', b'+') => OperAssign::Inc,
+            (b'-', b'-') => OperAssign::Dec,
+            _ => return OperAssign::None,
+        };
+        if self.src[self.pos + 2..]
+            .chars()
+            .next()
+            .is_some_and(is_id_letter)
+        {
+            return OperAssign::None;
+        }
+        self.pos += 2;
+        inc
+    }
+
+    /// The next character after white space and comments, consumed (`None`
+    /// at the end): for skipping over text without parsing it.
+    pub fn next_x_char(&mut self) -> Option<char> {
+        self.skip_white_space();
+        let c = self.peek()?;
+        self.pos += c.len_utf8();
+        Some(c)
+    }
+
     pub fn is_number(&self) -> bool {
         self.peek().is_some_and(|c| c.is_ascii_digit())
     }
@@ -131,6 +194,18 @@ impl<'a> Lexer<'a> {
         self.pos += len;
         &self.src[start..self.pos]
     }
+}
+
+/// What [`Lexer::match_oper_assign`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperAssign {
+    None,
+    /// `op=`, with the operator's character.
+    Op(u8),
+    /// `++`
+    Inc,
+    /// `--`
+    Dec,
 }
 
 fn is_id_start(c: char) -> bool {

@@ -80,10 +80,10 @@
 use crate::dot;
 use crate::error::Error;
 use crate::graph::{Graph, NodeId};
-use crate::lexer::Lexer;
+use crate::lexer::{Lexer, OperAssign};
 use crate::node::{
-    self, cproj_new, if_new, load_new, loop_new, mem_merge_new, new_new, proj_new, return_new,
-    round_f32_new, scope, store_new, BoolOp, NodeKind, StoreField,
+    self, cproj_new, if_new, load_new, loop_new, mem_merge_new, new_new, phi_new, proj_new,
+    return_new, round_f32_new, scope, store_new, BoolOp, NodeKind, StoreField,
 };
 use crate::types::{TypeId, Types, PRIMITIVE_TYPES};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -103,6 +103,13 @@ const KEYWORDS: [&str; 11] = [
 struct StructInfo {
     ty: TypeId,
     first_alias: u32,
+}
+
+/// The arms of a test: an `if`'s statements or a `?:`'s values.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Arms {
+    Statements,
+    Values,
 }
 
 pub struct Parser<'a> {
@@ -204,6 +211,7 @@ impl<'a> Parser<'a> {
             let zero = self.constant(0);
             self.add_return(zero);
         }
+        scope::drop_guards(&mut self.graph, self.scope);
         scope::pop(&mut self.graph, self.scope);
         self.x_scopes.pop();
         if !self.lexer.is_eof() {
@@ -241,6 +249,14 @@ impl<'a> Parser<'a> {
         node::peephole(&mut self.graph, n)
     }
 
+    /// Peepholes an expression node the parser built and, if it turns out
+    /// to be a value a guard knows more about, gives the guard's cast
+    /// (chapter 17).
+    fn peep(&mut self, n: NodeId) -> NodeId {
+        let n = self.peephole(n);
+        scope::upcast_guard(&self.graph, self.scope, n)
+    }
+
     /// `statement*` up to a `}` or the end; the braces belong to the caller.
     fn parse_block(&mut self) -> Result<(), Error> {
         scope::push(&mut self.graph, self.scope);
@@ -256,10 +272,8 @@ impl<'a> Parser<'a> {
             let at = p.lexer.token_start();
             if p.lexer.matchx("return") {
                 p.parse_return()
-            } else if p.lexer.matchx("int") && !p.type_suffix_next(at) {
-                p.parse_decl(Types::INT_BOT)
-            } else if p.lexer.matchx("flt") && !p.type_suffix_next(at) {
-                p.parse_decl(Types::FLT_BOT)
+            } else if p.lexer.matchx("for") {
+                p.parse_for()
             } else if p.lexer.matches("{") {
                 p.parse_block()?;
                 p.require("}")
@@ -279,54 +293,80 @@ impl<'a> Parser<'a> {
             } else if p.lexer.matchx(";") {
                 Ok(()) // the empty statement
             } else {
-                p.parse_expression_statement()
+                p.parse_declaration_statement()
             }
         })
-    }
-
-    /// After `int` or `flt`: a `?` or `[]` follows, so this is a longer type
-    /// (`int[] a`, or the error `int?`); the name is put back for
-    /// [`Parser::parse_type`].
-    fn type_suffix_next(&mut self, at: usize) -> bool {
-        let after = self.lexer.pos();
-        let suffix = self.lexer.matches("?") || self.lexer.matches("[]");
-        self.lexer.set_pos(if suffix { at } else { after });
-        suffix
     }
 
     /// `if ( expr ) statement [else statement]`, `if` already read at `at`.
     fn parse_if(&mut self, at: usize) -> Result<(), Error> {
         self.require("(")?;
-        let pred = self.parse_expression()?;
+        let pred = self.parse_asgn()?;
         self.require(")")?;
-        // The predicate stays alive for the upcasts on both arms.
+        self.parse_trinary(pred, Arms::Statements, at).map(|_| ())
+    }
+
+    /// The two arms of a test of `pred`: the statements of an `if`, or
+    /// the values of `pred ? a : b` (chapter 17). Each arm gets its own copy
+    /// of the scope and the guards of its side of the test (on the true
+    /// side `pred` is not zero, a pointer not null; on the false side it
+    /// is zero, or null), with or without a second arm: after
+    /// `if (!p) return 0;` the code that follows knows `p` is not null.
+    /// The scopes merge at a Region; `?:` makes a Phi of the two values.
+    /// Without `: b` the false value is the zero of `a`'s type (0, 0.0 or
+    /// null). Returns the Phi of a `?:`.
+    fn parse_trinary(&mut self, pred: NodeId, arms: Arms, at: usize) -> Result<NodeId, Error> {
+        // The predicate stays alive for the guards of both arms. The If is
+        // kept alive across the peephole of its True arm, which may replace
+        // that arm by the If's own control; each arm is kept until it is in
+        // use, so that optimizing one cannot kill the other.
         self.graph.keep(pred);
-        // The If is kept alive across the peephole of its True arm, which
-        // may replace that arm by the If's own control; each arm is kept
-        // until it is in use, so that optimizing one cannot kill the other.
         let (if_true, if_false) = self.branch(pred);
 
-        // Each arm gets its own copy of the scope.
         let ndefs = self.graph.n_ins(self.scope);
         let mut f_scope = scope::dup(&mut self.graph, self.scope, false);
         self.x_scopes.push(f_scope);
 
         self.set_ctrl(if_true);
         self.graph.unkeep(if_true);
-        // On the true arm the predicate is known true (a pointer not null).
-        scope::upcast(&mut self.graph, self.scope, if_true, pred, false);
-        self.parse_statement()?;
+        scope::add_guards(&mut self.graph, self.scope, if_true, Some(pred), false);
+        let lhs = match arms {
+            Arms::Statements => {
+                self.parse_statement()?;
+                None
+            }
+            Arms::Values => {
+                let v = self.parse_asgn()?;
+                Some(self.graph.keep(v))
+            }
+        };
+        scope::remove_guards(&mut self.graph, self.scope, if_true);
         let t_scope = self.scope;
 
         self.scope = f_scope;
         self.set_ctrl(if_false);
         self.graph.unkeep(if_false);
-        // On the false arm the predicate is known false (a pointer null),
-        // with or without an `else`: after `if (!p) return 0;` the code
-        // that follows knows `p` is not null.
-        scope::upcast(&mut self.graph, self.scope, if_false, pred, true);
-        if self.lexer.matchx("else") {
-            self.parse_statement()?;
+        scope::add_guards(&mut self.graph, self.scope, if_false, Some(pred), true);
+        let has_rhs = match arms {
+            Arms::Statements => self.lexer.matchx("else"),
+            Arms::Values => self.lexer.matches(":"),
+        };
+        let rhs = match (arms, has_rhs, lhs) {
+            (Arms::Statements, true, _) => {
+                self.parse_statement()?;
+                None
+            }
+            (Arms::Values, true, _) => Some(self.parse_asgn()?),
+            (Arms::Values, false, Some(lhs)) => {
+                let t = self.graph.ty(lhs);
+                let zero = self.graph.types.make_zero(t).unwrap_or(Types::INT_ZERO);
+                let c = node::new_constant(&mut self.graph, zero);
+                Some(self.peephole(c))
+            }
+            _ => None,
+        };
+        scope::remove_guards(&mut self.graph, self.scope, if_false);
+        if has_rhs {
             f_scope = self.scope;
         }
         self.graph.unkeep(pred);
@@ -338,25 +378,79 @@ impl<'a> Parser<'a> {
             ));
         }
 
+        // An int meeting a float becomes a float, on either side.
+        let values = match (lhs, rhs) {
+            (Some(lhs), Some(rhs)) => {
+                let lt = self.graph.ty(lhs);
+                let rhs = self.widen_to(rhs, lt);
+                self.graph.keep(rhs);
+                self.graph.unkeep(lhs);
+                let rt = self.graph.ty(rhs);
+                let lhs = self.widen_to(lhs, rt);
+                self.graph.keep(lhs);
+                self.graph.unkeep(rhs);
+                Some((lhs, rhs))
+            }
+            _ => None,
+        };
+
         self.scope = t_scope;
         self.x_scopes.pop();
-        let merged = scope::merge(&mut self.graph, t_scope, f_scope);
-        self.set_ctrl(merged);
-        Ok(())
+        let r = scope::merge_unoptimized(&mut self.graph, t_scope, f_scope);
+        self.set_ctrl(r);
+        let ret = match values {
+            Some((lhs, rhs)) => {
+                let (lt, rt) = (self.graph.ty(lhs), self.graph.ty(rhs));
+                let declared = self.graph.types.meet(lt, rt);
+                self.graph.unkeep(lhs);
+                let phi = phi_new(&mut self.graph, "", declared, r, &[lhs, rhs]);
+                self.peep(phi)
+            }
+            None => r,
+        };
+        // A value computed from the Phi keeps it alive across the region's
+        // peephole.
+        self.graph.keep(ret);
+        let r = self.peephole(r);
+        self.set_ctrl(r);
+        Ok(self.graph.unkeep(ret))
     }
 
     /// `while ( expr ) statement`, `while` already read.
+    fn parse_while(&mut self) -> Result<(), Error> {
+        self.require("(")?;
+        self.parse_looping(false)
+    }
+
+    /// `for ( init ; test ; next ) statement`, `for` already read (chapter
+    /// 17). The init declares its variables in a scope of their own, so
+    /// they are gone after the loop; an empty test is true. The `next`
+    /// expression is skipped over when met and parsed after the body, at
+    /// the end of each trip.
+    fn parse_for(&mut self) -> Result<(), Error> {
+        self.require("(")?;
+        scope::push(&mut self.graph, self.scope);
+        if !self.lexer.matches(";") {
+            self.parse_declaration_statement()?;
+        }
+        self.parse_looping(true)?;
+        scope::pop(&mut self.graph, self.scope);
+        Ok(())
+    }
+
+    /// The loop of a `while` (test, then `)`) or a `for` (test, `;`, next,
+    /// `)`), the opening `(` already read.
     ///
     /// The loop head is a Loop node; the body's scope binds every variable
     /// lazily to the head scope, which makes a Phi only for the variables
-    /// the loop uses. The body runs on the True arm; the False arm starts the
-    /// break scope, where every `break` also lands and which becomes the
-    /// scope after the loop. `continue`s merge into a continue scope, which
-    /// joins the end of the body to form the back edge.
-    fn parse_while(&mut self) -> Result<(), Error> {
+    /// the loop uses. The body runs on the True arm, with the test's guards;
+    /// the False arm starts the break scope, where every `break` also lands
+    /// and which becomes the scope after the loop: its guards stay (after
+    /// `while (arg) ...`, `arg` is 0). `continue`s merge into a continue
+    /// scope, which joins the end of the body to form the back edge.
+    fn parse_looping(&mut self, is_for: bool) -> Result<(), Error> {
         let saved_continue = self.continue_scope;
         let saved_break = self.break_scope;
-        self.require("(")?;
         let entry = self.ctrl();
         let head_ctrl = loop_new(&mut self.graph, entry);
         let head_ctrl = self.peephole(head_ctrl);
@@ -366,39 +460,93 @@ impl<'a> Parser<'a> {
         self.scope = scope::dup(&mut self.graph, head, true);
         self.x_scopes.push(self.scope);
 
-        let pred = self.parse_expression()?;
-        self.require(")")?;
+        let pred = if self.lexer.peek_is(';') {
+            self.constant(1)
+        } else {
+            self.parse_asgn()?
+        };
+        self.require(if is_for { ";" } else { ")" })?;
+        self.graph.keep(pred);
         let (if_true, if_false) = self.branch(pred);
+        // A `for`'s next expression comes after the body.
+        let next = if is_for {
+            let start = self.lexer.pos();
+            self.skip_asgn()?;
+            let end = self.lexer.pos();
+            self.require(")")?;
+            Some((start, end))
+        } else {
+            None
+        };
 
         // Leaving the loop: the False arm starts the break scope.
         self.set_ctrl(if_false);
         self.graph.unkeep(if_false);
         let break_scope = scope::dup(&mut self.graph, self.scope, false);
         self.x_scopes.push(break_scope);
+        scope::add_guards(&mut self.graph, break_scope, if_false, Some(pred), true);
         self.break_scope = Some(break_scope);
         self.continue_scope = None;
 
         self.set_ctrl(if_true);
         self.graph.unkeep(if_true);
+        scope::add_guards(&mut self.graph, self.scope, if_true, Some(pred), false);
+        self.graph.unkeep(pred);
         self.parse_statement()?;
+        scope::remove_guards(&mut self.graph, self.scope, if_true);
 
         // The end of the body and every continue form the back edge.
         if let Some(continues) = self.continue_scope {
             let merged = self.jump_to(Some(continues));
-            self.graph.kill(self.scope);
+            scope::kill(&mut self.graph, self.scope);
             self.scope = merged;
+        }
+        if let Some((start, end)) = next {
+            let after = self.lexer.pos();
+            self.lexer.set_pos(start);
+            if !self.lexer.peek_is(')') {
+                let value = self.parse_asgn()?;
+                self.drop_value(value)?;
+            }
+            if self.lexer.token_start() != end {
+                return Err(self.error_syntax("Unexpected code after expression"));
+            }
+            self.lexer.set_pos(after);
         }
 
         let exit = self.break_scope.expect("set above, restored below");
         scope::end_loop(&mut self.graph, head, self.scope, exit);
         self.graph.unkeep(head);
-        self.graph.kill(head);
+        scope::kill(&mut self.graph, head);
         self.x_scopes.pop();
         self.x_scopes.pop();
         self.continue_scope = saved_continue;
         self.break_scope = saved_break;
+        // The scope of the enclosing code is now the exit.
+        if let Some(top) = self.x_scopes.last_mut() {
+            *top = exit;
+        }
         self.scope = exit;
         Ok(())
+    }
+
+    /// Skips a `for` loop's next expression, up to the `)` that closes the
+    /// loop's header (not consumed).
+    fn skip_asgn(&mut self) -> Result<(), Error> {
+        let mut parens = 0usize;
+        loop {
+            let at = self.lexer.token_start();
+            match self.lexer.next_x_char() {
+                None => return Err(self.error_syntax(")")),
+                Some(')') if parens == 0 => {
+                    self.lexer.set_pos(at);
+                    return Ok(());
+                }
+                Some(')') => parens -= 1,
+                Some('(') => parens += 1,
+                Some(_) => {}
+            }
+        }
     }
 
     /// An If on `pred` at the current control, and its True and False arms,
@@ -449,11 +597,18 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `break ;`, `break` already read at `at`.
+    /// `break ;`, `break` already read at `at`. The loop exit's guards
+    /// hold at the break only if they hold at every break, so the break
+    /// scope drops them; a bare marker stands for the merged exit.
     fn parse_break(&mut self, at: usize) -> Result<(), Error> {
         self.check_loop_active(at)?;
-        let target = self.break_scope;
-        self.break_scope = Some(self.jump_to(target));
+        let target = self.break_scope.expect("checked above");
+        let ctrl = scope::ctrl(&self.graph, target);
+        scope::remove_guards(&mut self.graph, target, ctrl);
+        let merged = self.jump_to(Some(target));
+        self.break_scope = Some(merged);
+        let ctrl = scope::ctrl(&self.graph, merged);
+        scope::add_guards(&mut self.graph, merged, ctrl, None, false);
         self.require(";")
     }
 
@@ -467,7 +622,7 @@ impl<'a> Parser<'a> {
 
     /// `return expr ;`: adds a Return to Stop and makes control dead.
     fn parse_return(&mut self) -> Result<(), Error> {
-        let expr = self.parse_expression()?;
+        let expr = self.parse_asgn()?;
         self.require(";")?;
         self.add_return(expr);
         let dead = self.graph.xctrl();
@@ -504,63 +659,154 @@ impl<'a> Parser<'a> {
         self.show_graphs.push(text);
     }
 
-    /// A statement that starts with a name: a declaration with a struct
-    /// type (`S v = expr;`, `S? v;`), an assignment (`v = expr;`), or an
-    /// expression evaluated for its effect (`v.x = 1;`).
-    fn parse_expression_statement(&mut self) -> Result<(), Error> {
-        let start = self.lexer.token_start();
-        let declared = self.parse_type()?;
+    /// A statement that is not a keyword's: a declaration of one or more
+    /// names of one type (`int x, y = 3;`, `var s = new S;`), or else an
+    /// expression evaluated for its effect (`x = 1;`, `v.x++;`). An
+    /// expression's value is dropped; a value nobody uses (`p.f;`) is dead
+    /// code, and would hang under control the schedule never reaches.
+    fn parse_declaration_statement(&mut self) -> Result<(), Error> {
+        let Some(t) = self.parse_type()? else {
+            let value = self.parse_asgn()?;
+            self.require(";")?;
+            return self.drop_value(value);
+        };
+        self.parse_declarator(t)?;
+        while self.lexer.matches(",") {
+            self.parse_declarator(t)?;
+        }
+        self.require(";")
+    }
+
+    /// Drops the value of an expression statement. Nothing uses it, so it
+    /// dies, but arithmetic on a non-number in it (`-null-5;`) is still
+    /// the program's error, as in Simple, whose graph keeps such nodes.
+    fn drop_value(&mut self, value: NodeId) -> Result<(), Error> {
+        if !self.graph.is_unused(value) {
+            return Ok(());
+        }
+        let mut work = vec![value];
+        let mut first: Option<Error> = None;
+        while let Some(n) = work.pop() {
+            if matches!(
+                self.graph.kind(n),
+                NodeKind::Add
+                    | NodeKind::Mul
+                    | NodeKind::And
+                    | NodeKind::Or
+                    | NodeKind::Xor
+                    | NodeKind::Shl
+                    | NodeKind::Sar
+                    | NodeKind::Shr
+            ) {
+                if let Some(e) = node::error(&mut self.graph, n) {
+                    if first.as_ref().is_none_or(|f| e.offset < f.offset) {
+                        first = Some(e);
+                    }
+                }
+            }
+            // Only what dies with the value: inputs used nowhere else.
+            for i in 1..self.graph.n_ins(n) {
+                if let Some(x) = self.graph.input(n, i) {
+                    if self.graph.outputs(x).len() == 1 && !self.graph.is_kept(x) {
+                        work.push(x);
+                    }
+                }
+            }
+        }
+        self.graph.kill(value);
+        first.map_or(Ok(()), Err)
+    }
+
+    /// `['!'] name ['=' expr]` of a declaration of type `t` (chapter 17).
+    ///
+    /// `var` and `val` (the marker types [`Types::BOTTOM`] and
+    /// [`Types::TOP`]) take the type of the value, widened (`var x = 3`
+    /// is an `int`; a pointer may be null). A `val` is final; so is a
+    /// reference declared with a value (`S s = new S;`) unless `!` marks it
+    /// mutable. Numbers and names declared without a value stay mutable.
+    /// Without a value a name starts at its type's zero; a pointer that
+    /// cannot be null starts unset (`Top`) and must be assigned.
+    fn parse_declarator(&mut self, t: TypeId) -> Result<(), Error> {
+        let infer = t == Types::TOP || t == Types::BOTTOM;
+        let bang = self.lexer.matches("!");
         let at = self.lexer.token_start();
         let name = self.require_id()?;
-        let expr = if self.lexer.matches(";") {
-            // A declaration without a value gets the type's zero.
-            let Some(t) = declared else {
-                return Err(self.error_syntax("expression"));
-            };
-            let init = self
-                .graph
-                .types
-                .make_init(t)
-                .expect("a variable type has a zero");
-            let c = node::new_constant(&mut self.graph, init);
-            self.peephole(c)
-        } else if self.lexer.matches("=") {
-            let e = self.parse_expression()?;
-            self.require(";")?;
+        let mut t = t;
+        let mut fin = false;
+        let expr = if self.lexer.matches("=") {
+            let e = self.parse_asgn()?;
+            let is_ptr = self.graph.types.is_ptr(t);
+            fin = t == Types::TOP || (t != Types::BOTTOM && !bang && is_ptr);
+            if infer {
+                let et = self.graph.ty(e);
+                t = self.graph.types.glb(et);
+            }
             e
         } else {
-            // Neither: parse it all again as an expression. Its value is
-            // dropped; a value nobody uses (`p.f;`) is dead code, and would
-            // hang under control the schedule never reaches.
-            self.lexer.set_pos(start);
-            let value = self.parse_expression()?;
-            if self.graph.is_unused(value) {
-                self.graph.kill(value);
+            if infer {
+                return Err(self.error_syntax("=expression"));
             }
-            return self.require(";");
+            let types = &self.graph.types;
+            let init = if types.is_ptr(t) && !types.is_nullable(t) {
+                Types::TOP
+            } else {
+                types.make_init(t).expect("a variable type has a zero")
+            };
+            let c = node::new_constant(&mut self.graph, init);
+            self.peephole(c)
         };
-        let (declared, expr) = match declared {
-            Some(t) => {
-                let expr = self.widen_to(expr, t);
-                let expr = self.zs_mask(expr, t);
-                if !scope::define(&mut self.graph, self.scope, &name, t, expr) {
-                    return Err(Error::new(format!("Redefining name '{name}'"), at));
-                }
-                (t, expr)
-            }
-            None => {
-                let found = scope::lookup(&mut self.graph, self.scope, &name);
-                let t = scope::declared_type(&self.graph, self.scope, &name);
-                let (Some(_), Some(t)) = (found, t) else {
-                    return Err(Error::new(format!("Undefined name '{name}'"), at));
-                };
-                let expr = self.widen_to(expr, t);
-                let expr = self.zs_mask(expr, t);
-                scope::update(&mut self.graph, self.scope, &name, expr);
-                (t, expr)
-            }
+        let expr = self.lift_expr(expr, t, at)?;
+        if !scope::define_var(&mut self.graph, self.scope, &name, t, fin, expr) {
+            return Err(Error::new(format!("Redefining name '{name}'"), at));
+        }
+        Ok(())
+    }
+
+    /// `name = asgn | expression`: an assignment, which is an expression
+    /// (chapter 17: `i = j = 1`, `while ((x = x-1))`). Its value is the
+    /// value assigned, before any narrowing to the variable's type.
+    fn parse_asgn(&mut self) -> Parsed {
+        let old = self.lexer.pos();
+        let at = self.lexer.token_start();
+        let name = self.lexer.match_id();
+        let Some(name) = name.filter(|n| !is_keyword(n) && self.lexer.matches_assign()) else {
+            self.lexer.set_pos(old);
+            return self.parse_expression();
         };
-        self.check_type(expr, declared, at)
+        let expr = self.parse_asgn()?;
+        let declared = scope::declared_type(&self.graph, self.scope, &name);
+        let Some(declared) = declared else {
+            return Err(Error::new(format!("Undefined name '{name}'"), at));
+        };
+        self.check_not_final(&name, at)?;
+        self.graph.keep(expr);
+        let lifted = self.lift_expr(expr, declared, at);
+        self.graph.unkeep(expr);
+        let lifted = lifted?;
+        scope::update(&mut self.graph, self.scope, &name, lifted);
+        Ok(expr)
+    }
+
+    /// A final variable that holds a value cannot be assigned again.
+    fn check_not_final(&mut self, name: &str, at: usize) -> Result<(), Error> {
+        if !scope::is_final(&self.graph, self.scope, name) {
+            return Ok(());
+        }
+        let current = scope::lookup(&mut self.graph, self.scope, name);
+        if current.is_some_and(|v| self.graph.ty(v) == Types::TOP) {
+            return Ok(());
+        }
+        Err(Error::new(format!("Cannot reassign final '{name}'"), at))
+    }
+
+    /// A value given to a variable or field of type `t`: an int becomes a
+    /// float for a `flt`, a wide value is cut down to a narrow type, and
+    /// then it must fit `t`.
+    fn lift_expr(&mut self, expr: NodeId, t: TypeId, at: usize) -> Parsed {
+        let expr = self.widen_to(expr, t);
+        let expr = self.zs_mask(expr, t);
+        self.check_type(expr, t, at)?;
+        Ok(expr)
     }
 
     /// An int given to a `flt` variable or field is converted to a float.
@@ -661,6 +907,11 @@ impl<'a> Parser<'a> {
         };
         let known = if let Some(t) = prim_type(&name) {
             Some(t)
+        } else if name == "var" {
+            // Chapter 17: `var` and `val` stand for the type of the value.
+            Some(Types::BOTTOM)
+        } else if name == "val" {
+            Some(Types::TOP)
         } else if let Some(info) = self.structs.get(&name).copied() {
             Some(self.graph.types.ptr(info.ty, false))
         } else {
@@ -711,7 +962,11 @@ impl<'a> Parser<'a> {
         }
         let after = self.lexer.pos();
         while self.lexer.matches("?") || self.lexer.matches("[]") {}
-        let next_is_name = self.lexer.match_id().is_some();
+        // Chapter 17: not if that name is a variable (`x ? y : z`).
+        let next_is_name = self
+            .lexer
+            .match_id()
+            .is_some_and(|id| scope::declared_type(&self.graph, self.scope, &id).is_none());
         self.lexer.set_pos(after);
         if next_is_name {
             self.forward.insert(name.into());
@@ -780,32 +1035,6 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `int name [= expr] ;` (or `flt`), the type already read; without a
-    /// value, 0 (or 0.0).
-    fn parse_decl(&mut self, declared: TypeId) -> Result<(), Error> {
-        let at = self.lexer.token_start();
-        let name = self.require_id()?;
-        let expr = if self.lexer.matches(";") {
-            let init = self
-                .graph
-                .types
-                .make_init(declared)
-                .expect("int and flt have a zero");
-            let c = node::new_constant(&mut self.graph, init);
-            self.peephole(c)
-        } else {
-            self.require("=")?;
-            let e = self.parse_expression()?;
-            self.require(";")?;
-            self.widen_to(e, declared)
-        };
-        self.check_type(expr, declared, at)?;
-        if !scope::define(&mut self.graph, self.scope, &name, declared, expr) {
-            return Err(Error::new(format!("Redefining name '{name}'"), at));
-        }
-        Ok(())
-    }
-
     /// `struct S { int a; flt b; S? next; }`, `struct` already read. Each field
     /// becomes an alias class, bound in the scope as `$N` to the whole
     /// memory `$mem` (made from Start by the first struct) until a store
@@ -857,8 +1086,16 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// `bitwise ['?' asgn [':' asgn]]`: chapter 17's conditional
+    /// expression, whose arms may be assignments (`a ? b ? c : d` is
+    /// `a ? (b ? c : d) : 0`).
     fn parse_expression(&mut self) -> Parsed {
-        self.parse_bitwise()
+        let at = self.lexer.token_start();
+        let e = self.parse_bitwise()?;
+        if self.lexer.matches("?") {
+            return self.parse_trinary(e, Arms::Values, at);
+        }
+        Ok(e)
     }
 
     /// `comparison (op comparison)*` for `&`, `|` and `^`, left to right,
@@ -882,7 +1119,7 @@ impl<'a> Parser<'a> {
             let n = self.graph.add_node(kind, vec![None, Some(lhs), None]);
             let rhs = self.parse_comparison()?;
             self.graph.set_def(n, 2, Some(rhs));
-            lhs = self.peephole(n);
+            lhs = self.peep(n);
             self.note_operator(n, at);
         }
     }
@@ -920,10 +1157,10 @@ impl<'a> Parser<'a> {
                 let rhs = p.parse_shift()?;
                 p.graph.set_def(cmp, slot, Some(rhs));
                 let cmp = node::widen(&mut p.graph, cmp);
-                lhs = p.peephole(cmp);
+                lhs = p.peep(cmp);
                 if negate {
                     let not = p.graph.add_node(NodeKind::Not, vec![None, Some(lhs)]);
-                    lhs = p.peephole(not);
+                    lhs = p.peep(not);
                 }
             }
         })
@@ -949,7 +1186,7 @@ impl<'a> Parser<'a> {
             let rhs = self.parse_addition()?;
             self.graph.set_def(n, 2, Some(rhs));
             let n = node::widen(&mut self.graph, n);
-            lhs = self.peephole(n);
+            lhs = self.peep(n);
             self.note_operator(n, at);
         }
     }
@@ -971,7 +1208,7 @@ impl<'a> Parser<'a> {
                 let rhs = p.parse_multiplication()?;
                 p.graph.set_def(n, 2, Some(rhs));
                 let n = node::widen(&mut p.graph, n);
-                lhs = p.peephole(n);
+                lhs = p.peep(n);
                 p.note_operator(n, at);
             }
         })
@@ -994,7 +1231,7 @@ impl<'a> Parser<'a> {
                 let rhs = p.parse_unary()?;
                 p.graph.set_def(n, 2, Some(rhs));
                 let n = node::widen(&mut p.graph, n);
-                lhs = p.peephole(n);
+                lhs = p.peep(n);
                 p.note_operator(n, at);
             }
         })
@@ -1023,19 +1260,37 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `'-' unary | '!' unary | postfix`
+    /// `('++' | '--') id | '-' unary | '!' unary | postfix`
+    ///
+    /// Chapter 17: `++x` and `--x` add 1 or -1 to variable `x` and are its
+    /// new value. Only a bound name counts: `--12` is still `-(-12)`.
     fn parse_unary(&mut self) -> Parsed {
         self.nested(|p| {
+            let old = p.lexer.token_start();
+            let delta = if p.lexer.matches("++") {
+                Some(1)
+            } else if p.lexer.matches("--") {
+                Some(-1)
+            } else {
+                None
+            };
+            if let Some(delta) = delta {
+                let at = p.lexer.token_start();
+                if let Some(name) = p.match_var() {
+                    return p.pre_increment(&name, delta, at);
+                }
+                p.lexer.set_pos(old);
+            }
             if p.lexer.matches("-") {
                 let operand = p.parse_unary()?;
                 let n = p.graph.add_node(NodeKind::Minus, vec![None, Some(operand)]);
                 let n = node::widen(&mut p.graph, n);
-                return Ok(p.peephole(n));
+                return Ok(p.peep(n));
             }
             if p.lexer.matches("!") {
                 let operand = p.parse_unary()?;
                 let n = p.graph.add_node(NodeKind::Not, vec![None, Some(operand)]);
-                return Ok(p.peephole(n));
+                return Ok(p.peep(n));
             }
             let primary = p.parse_primary()?;
             p.parse_postfix(primary)
@@ -1107,7 +1362,7 @@ impl<'a> Parser<'a> {
             // An element's byte offset: `(i<<scale)+base`, from the layout.
             let off = if access == "[]" {
                 self.graph.keep(expr);
-                let index = self.parse_expression();
+                let index = self.parse_asgn();
                 self.graph.unkeep(expr);
                 let index = index?;
                 self.require("]")?;
@@ -1118,39 +1373,24 @@ impl<'a> Parser<'a> {
             if let Some(off) = off {
                 self.graph.keep(off);
             }
-            if self.lexer.matches("=") {
-                if self.lexer.peek_is('=') {
-                    // It was `==`: put the first '=' back.
-                    let pos = self.lexer.pos();
-                    self.lexer.set_pos(pos - 1);
-                } else {
-                    self.graph.keep(expr);
-                    let value = self.parse_expression();
-                    self.graph.unkeep(expr);
-                    if let Some(off) = off {
-                        self.graph.unkeep(off);
-                    }
-                    let value = self.store_value(value?, info.ty, idx);
-                    let ctrl = self.ctrl();
-                    let mem = self.memory(alias);
-                    let field = StoreField {
-                        name: &name,
-                        alias,
-                        declared,
-                        init: false,
-                    };
-                    let st = store_new(&mut self.graph, field, at, ctrl, mem, expr, value);
-                    if off.is_some() {
-                        self.graph.add_def(st, off);
-                    }
-                    let st = self.peephole(st);
-                    scope::update(&mut self.graph, self.scope, &mem_name(alias), st);
-                    // Chapter 15: the value of `p.f = e` is the value stored.
-                    return Ok(value);
+            if self.lexer.matches_assign() {
+                self.graph.keep(expr);
+                let value = self.parse_asgn();
+                let value = value.and_then(|v| {
+                    self.graph.keep(v);
+                    let lifted = self.lift_expr(v, declared, at);
+                    self.graph.unkeep(v);
+                    lifted.map(|l| (v, l))
+                });
+                self.graph.unkeep(expr);
+                if let Some(off) = off {
+                    self.graph.unkeep(off);
                 }
-            }
-            if let Some(off) = off {
-                self.graph.unkeep(off);
+                let (value, lifted) = value?;
+                self.graph.keep(value);
+                self.store(&name, alias, declared, at, expr, off, lifted);
+                // Chapter 17: the value of `p.f = e` is `e` as written.
+                return Ok(self.graph.unkeep(value));
             }
             // A pointer loaded may be null, whatever the field says: every
             // reference field starts out null. And it points to the struct
@@ -1160,13 +1400,13 @@ impl<'a> Parser<'a> {
             // fields' narrow types, as the struct a variable is declared
             // with does (lowering `u8` to `int` in there made `S? p =
             // q.f` a type error without peepholes; found by simple fuzz).
-            let declared = match self.graph.types.pointee(declared) {
+            let load_type = match self.graph.types.pointee(declared) {
                 Some(obj) => self.graph.types.ptr(obj, true),
                 None => self.graph.types.glb(declared),
             };
-            let declared = self.deepen(declared);
+            let load_type = self.deepen(load_type);
             let mem = self.memory(alias);
-            let load = load_new(&mut self.graph, &name, alias, declared, at, mem, expr);
+            let load = load_new(&mut self.graph, &name, alias, load_type, at, mem, expr);
             if off.is_some() {
                 self.graph.add_def(load, off);
                 // An element is read no earlier than where the program reads
@@ -1175,8 +1415,62 @@ impl<'a> Parser<'a> {
                 let ctrl = self.ctrl();
                 self.graph.set_def(load, 0, Some(ctrl));
             }
-            expr = self.peephole(load);
+            let load = self.peep(load);
+            // Chapter 17: `p.f++` and `a[i]--` store the value plus or minus
+            // one; the expression is the old value.
+            let delta = if self.lexer.matchx("++") {
+                Some(1)
+            } else if self.lexer.matchx("--") {
+                Some(-1)
+            } else {
+                None
+            };
+            if let Some(delta) = delta {
+                self.graph.keep(load);
+                let one = self.constant(delta);
+                let n = node::new_binary(&mut self.graph, NodeKind::Add, load, one);
+                let n = node::widen(&mut self.graph, n);
+                let sum = self.peep(n);
+                self.note_operator(n, at);
+                let sum = self.zs_mask(sum, declared);
+                self.store(&name, alias, declared, at, expr, off, sum);
+                self.graph.unkeep(load);
+            }
+            if let Some(off) = off {
+                self.graph.unkeep(off);
+            }
+            expr = load;
         }
+    }
+
+    /// A Store of `value` into field `name` (alias class `alias`, declared
+    /// type `declared`) of the object `ptr` points to, at byte offset `off`
+    /// for an array element; it becomes the class's memory.
+    #[allow(clippy::too_many_arguments)]
+    fn store(
+        &mut self,
+        name: &str,
+        alias: u32,
+        declared: TypeId,
+        at: usize,
+        ptr: NodeId,
+        off: Option<NodeId>,
+        value: NodeId,
+    ) {
+        let ctrl = self.ctrl();
+        let mem = self.memory(alias);
+        let field = StoreField {
+            name,
+            alias,
+            declared,
+            init: false,
+        };
+        let st = store_new(&mut self.graph, field, at, ctrl, mem, ptr, value);
+        if off.is_some() {
+            self.graph.add_def(st, off);
+        }
+        let st = self.peephole(st);
+        scope::update(&mut self.graph, self.scope, &mem_name(alias), st);
     }
 
     /// The byte offset of element `index` of array type `ary`:
@@ -1197,18 +1491,6 @@ impl<'a> Parser<'a> {
             .graph
             .add_node(NodeKind::Add, vec![None, Some(base), Some(shl)]);
         self.peephole(add)
-    }
-
-    /// The value stored into field `idx` of struct `obj`: an int going into
-    /// a `flt` field is converted. Whether the value fits the field is
-    /// checked once the program is optimized (`store::error`), as in
-    /// Simple from chapter 13. `obj` is the struct as declared: the one a
-    /// pointer's type names can be its dual, with fields `~int` and `~flt`,
-    /// where the pointer is a phi in dead code.
-    fn store_value(&mut self, value: NodeId, obj: TypeId, idx: usize) -> NodeId {
-        let declared = self.graph.types.field_type(obj, idx);
-        let value = self.widen_to(value, declared);
-        self.zs_mask(value, declared)
     }
 
     /// The current state of alias class `alias`: `$mem` itself until a
@@ -1265,7 +1547,7 @@ impl<'a> Parser<'a> {
             return self.parse_literal();
         }
         if self.lexer.matches("(") {
-            let e = self.parse_expression()?;
+            let e = self.parse_asgn()?;
             self.require(")")?;
             return Ok(e);
         }
@@ -1282,11 +1564,82 @@ impl<'a> Parser<'a> {
         if self.lexer.matchx("new") {
             return self.parse_new();
         }
-        let Some(name) = self.lexer.match_id() else {
+        // (A keyword is consumed first: Simple names the token after it.)
+        let Some(name) = self.lexer.match_id().filter(|n| !is_keyword(n)) else {
             return Err(self.error_syntax("an identifier or expression"));
         };
-        scope::lookup(&mut self.graph, self.scope, &name)
-            .ok_or_else(|| Error::new(format!("Undefined name '{name}'"), at))
+        let Some(value) = scope::lookup(&mut self.graph, self.scope, &name) else {
+            return Err(Error::new(format!("Undefined name '{name}'"), at));
+        };
+        // Chapter 17: `x op= e`, `x++`, `x--`.
+        let op_at = self.lexer.token_start();
+        let op = self.lexer.match_oper_assign();
+        let (kind, rhs) = match op {
+            OperAssign::None => return Ok(value),
+            OperAssign::Op(b'+') => (NodeKind::Add, None),
+            OperAssign::Op(b'-') => (NodeKind::Sub, None),
+            OperAssign::Op(b'*') => (NodeKind::Mul, None),
+            OperAssign::Op(b'/') => (NodeKind::Div, None),
+            OperAssign::Inc => (NodeKind::Add, Some(1)),
+            OperAssign::Dec => (NodeKind::Add, Some(-1)),
+            // `&=`, `|=` and `^=`: not in Simple yet.
+            OperAssign::Op(_) => return Err(Error::new("Not yet implemented", op_at)),
+        };
+        self.check_not_final(&name, at)?;
+        let n = self.graph.add_node(kind, vec![None, Some(value), None]);
+        let rhs = match rhs {
+            Some(delta) => self.constant(delta),
+            None => self.parse_asgn()?,
+        };
+        self.graph.set_def(n, 2, Some(rhs));
+        let n = node::widen(&mut self.graph, n);
+        let sum = self.peep(n);
+        self.note_operator(n, op_at);
+        let declared =
+            scope::declared_type(&self.graph, self.scope, &name).expect("looked up above");
+        let sum = self.zs_mask(sum, declared);
+        // The old value is the result of `x++`: keep it alive past the
+        // update.
+        self.graph.keep(value);
+        scope::update(&mut self.graph, self.scope, &name, sum);
+        self.graph.unkeep(value);
+        Ok(if op == OperAssign::Inc || op == OperAssign::Dec {
+            value
+        } else {
+            sum
+        })
+    }
+
+    /// A name bound to a variable, if one is next; else nothing is read.
+    fn match_var(&mut self) -> Option<String> {
+        let old = self.lexer.pos();
+        match self.lexer.match_id() {
+            Some(name)
+                if !is_keyword(&name)
+                    && scope::declared_type(&self.graph, self.scope, &name).is_some() =>
+            {
+                Some(name)
+            }
+            _ => {
+                self.lexer.set_pos(old);
+                None
+            }
+        }
+    }
+
+    /// `++x` or `--x` (`delta` 1 or -1): the variable's new value.
+    fn pre_increment(&mut self, name: &str, delta: i64, at: usize) -> Parsed {
+        self.check_not_final(name, at)?;
+        let value = scope::lookup(&mut self.graph, self.scope, name).expect("a variable");
+        let one = self.constant(delta);
+        let n = node::new_binary(&mut self.graph, NodeKind::Add, value, one);
+        let n = node::widen(&mut self.graph, n);
+        let sum = self.peep(n);
+        self.note_operator(n, at);
+        let declared = scope::declared_type(&self.graph, self.scope, name).expect("a variable");
+        let sum = self.zs_mask(sum, declared);
+        scope::update(&mut self.graph, self.scope, name, sum);
+        Ok(sum)
     }
 
     /// `new S` or `new T[len]`, `new` already read.
@@ -1301,7 +1654,7 @@ impl<'a> Parser<'a> {
         };
         let bracket = self.lexer.token_start();
         if self.lexer.matches("[") {
-            let len = self.parse_expression()?;
+            let len = self.parse_asgn()?;
             let lt = self.graph.ty(len);
             if !self.graph.types.is_int(lt) {
                 let shown = self.graph.types.to_string(lt);
@@ -1429,6 +1782,11 @@ impl<'a> Parser<'a> {
         let tok = self.lexer.any_next_token();
         Error::new(format!("Syntax error, expected {expected}: {tok}"), at)
     }
+}
+
+/// A word no variable can be named: a keyword or a primitive type's name.
+fn is_keyword(name: &str) -> bool {
+    KEYWORDS.contains(&name) || prim_type(name).is_some()
 }
 
 /// The type a primitive type name stands for: `int`, `u8`, `f32`...

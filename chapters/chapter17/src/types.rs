@@ -576,6 +576,27 @@ impl Types {
         }
     }
 
+    /// Chapter 17: what a value of this type is known to be where a test
+    /// found it not zero: an int range without its zero end (`[0,255]`
+    /// becomes `[1,255]`), any pointer not null (`*void`, to join with);
+    /// other types learn nothing (their bottom).
+    pub fn non_zero(&mut self, id: TypeId) -> TypeId {
+        match self.get(id).clone() {
+            Type::Int(i) if i.is_high() => id,
+            Type::Int(i) if i.min == 0 => self.int_range(1, i.max.max(1)),
+            Type::Int(i) if i.max == 0 => self.int_range(i.min, -1),
+            Type::Int(_) => id,
+            Type::MemPtr { .. } => Self::VOID_PTR,
+            _ => self.glb(id),
+        }
+    }
+
+    /// Chapter 17: the zero of a type, what a value tested false is, and
+    /// what `c ? x` gives when `c` is false: 0, 0.0 or null.
+    pub fn make_zero(&self, id: TypeId) -> Option<TypeId> {
+        self.make_init(id)
+    }
+
     /// A sample of the lattice, closed under dual, for checking lattice laws.
     pub fn gather(&mut self) -> Vec<TypeId> {
         let field = self.field("test", Self::INT_ZERO);
@@ -827,6 +848,8 @@ impl Types {
             Type::Top | Type::XCtrl => true,
             Type::Int(i) => i.min >= i.max,
             Type::Flt(f) => matches!(f, Flt::Top | Flt::Top32 | Flt::Con(_)),
+            // Chapter 16: so are `null` and the top pointer.
+            Type::MemPtr { .. } => matches!(id, Self::NULL | Self::PTR_TOP),
             _ => false,
         }
     }

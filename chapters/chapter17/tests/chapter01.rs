@@ -70,7 +70,7 @@ fn test_bad2() {
 #[test]
 fn test_not_bad3() {
     // this test used to fail in chapter 1
-    assert_eq!(print("return --12;"), "return 12;");
+    assert_eq!(print("return - -12;"), "return 12;");
 }
 
 #[test]

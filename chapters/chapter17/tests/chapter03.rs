@@ -37,7 +37,7 @@ fn test_var_scope() {
 
 #[test]
 fn test_var_scope_no_peephole() {
-    let mut code = CodeGen::new("int a=1; int b=2; int c=0; { int b=3; c=a+b;  } return c; ")
+    let mut code = CodeGen::new("int a=1; int b=2; int !c=0; { int b=3; c=a+b;  } return c; ")
         .without_peepholes();
     code.parse().unwrap();
     assert_eq!(code.print(), "return (1+3);");
@@ -67,7 +67,7 @@ fn test_redeclare_var() {
 #[test]
 fn test_bad1() {
     assert_eq!(
-        error("int a=1; int b=2; int c=0; { int b=3; c=a+b;"),
+        error("int a=1; int b=2; int !c=0; { int b=3; c=a+b;"),
         "Syntax error, expected }: "
     );
 }

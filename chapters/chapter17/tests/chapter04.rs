@@ -88,14 +88,14 @@ fn test_comp_n_eq2() {
 #[test]
 fn test_bug1() {
     assert_eq!(
-        print("int a=arg+1; int b=a; b=1; return a+2; "),
+        print("int a=arg+1; int !b=a; b=1; return a+2; "),
         "return (arg+3);"
     );
 }
 
 #[test]
 fn test_bug2() {
-    assert_eq!(print("int a=arg+1; a=a; return a; "), "return (arg+1);");
+    assert_eq!(print("int !a=arg+1; a=a; return a; "), "return (arg+1);");
 }
 
 #[test]

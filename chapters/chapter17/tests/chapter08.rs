@@ -175,7 +175,7 @@ return arg;
 
 #[test]
 fn test_regress2() {
-    let code = parse_iterated("if(1) return 0;  else while(arg>--arg) arg=arg+1; return 0;");
+    let code = parse_iterated("if(1) return 0;  else while(arg>- -arg) arg=arg+1; return 0;");
     assert_eq!(code.print(), "return 0;");
 }
 

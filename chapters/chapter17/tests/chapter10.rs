@@ -62,7 +62,7 @@ struct Foo {
     int x;
 }
 Foo? foo = null;
-Bar bar = new Bar;
+Bar !bar = new Bar;
 bar.a = 1;
 bar.a = 2;
 return bar.a;
@@ -74,7 +74,7 @@ return bar.a;
 fn test_example() {
     let src = "\
 struct Vector2D { int x; int y; }
-Vector2D v = new Vector2D;
+Vector2D !v = new Vector2D;
 v.x = 1;
 if (arg)
     v.y = 2;
@@ -113,7 +113,7 @@ arg=0+new s0.0;
 fn test_loop() {
     let src = "\
 struct Bar { int a; }
-Bar bar = new Bar;
+Bar !bar = new Bar;
 while (arg) {
     bar.a = bar.a + 2;
     arg = arg + 1;
@@ -127,7 +127,7 @@ return bar.a;
 fn test_if() {
     let src = "\
 struct Bar { int a; }
-Bar bar = new Bar;
+Bar !bar = new Bar;
 if (arg) bar = null;
 bar.a = 1;
 return bar.a;
@@ -139,7 +139,7 @@ return bar.a;
 fn test_if2() {
     let src = "\
 struct Bar { int a; }
-Bar? bar = null;
+Bar? !bar = null;
 if (arg) bar = new Bar;
 bar.a = 1;
 return bar.a;
@@ -163,7 +163,7 @@ return bar.a;
 fn test_if_or_null() {
     let src = "\
 struct Bar { int a; }
-Bar? bar = new Bar;
+Bar? !bar = new Bar;
 if (arg) bar = null;
 if( bar ) bar.a = 1;
 return bar;
@@ -178,7 +178,7 @@ return bar;
 fn test_if_or_null2() {
     let src = "\
 struct Bar { int a; }
-Bar? bar = new Bar;
+Bar? !bar = new Bar;
 if (arg) bar = null;
 int rez = 3;
 if( !bar ) rez=4;
@@ -192,7 +192,7 @@ return rez;
 fn test_while_with_null_inside() {
     let src = "\
 struct s0 {int v0;}
-s0? v0 = new s0;
+s0? !v0 = new s0;
 int ret = 0;
 while(arg) {
     ret = v0.v0;
@@ -224,7 +224,7 @@ struct Iter {
     int x;
     int len;
 }
-Iter i = new Iter;
+Iter !i = new Iter;
 i.len = arg;
 int sum=0;
 while( i.x < i.len ) {
@@ -245,9 +245,9 @@ return sum;
 fn test1() {
     let src = "\
 struct s0 {int v0;}
-s0 ret = new s0;
+s0 !ret = new s0;
 while(arg) {
-    s0 v0 = new s0;
+    s0 !v0 = new s0;
     v0.v0 = arg;
     arg = arg-1;
     if (arg==5) ret=v0;
@@ -264,8 +264,8 @@ return ret;
 fn test2() {
     let src = "\
 struct s0 {int v0;}
-s0 ret = new s0;
-s0 v0 = new s0;
+s0 !ret = new s0;
+s0 !v0 = new s0;
 while(arg) {
     v0.v0 = arg;
     arg = arg-1;
@@ -284,9 +284,9 @@ return ret;
 fn test3() {
     let src = "\
 struct s0 {int v0;}
-s0 ret = new s0;
+s0 !ret = new s0;
 while(arg < 10) {
-    s0 v0 = new s0;
+    s0 !v0 = new s0;
     if (arg == 5) ret=v0;
     arg = arg + 1;
 }
@@ -438,7 +438,8 @@ return q.f + v;
 /// `simple fuzz` in chapter 13, where every false arm narrows).
 #[test]
 fn test_a_non_null_pointer_is_not_narrowed_to_null_on_the_else_arm() {
-    let src = "struct S { int f; } S? p = null; S q = new S; p = q;
+    // Chapter 17: `!` marks the references that change as mutable.
+    let src = "struct S { int f; } S? !p = null; S !q = new S; p = q;
 if (p) q.f = 1; else q.f = 2;
 return q.f;";
     let mut code = chapter17::CodeGen::new(src).without_peepholes();

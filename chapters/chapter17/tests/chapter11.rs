@@ -53,7 +53,7 @@ fn obj_s(f: i64) -> Outcome {
 #[test]
 fn test_fuzzer() {
     let src = "\
-while(-----arg) {
+while(---- -arg) {
     while(-arg) {
         while(-----arg*---0) {
                 int N=--false==false<--arg;
@@ -142,7 +142,7 @@ while(-----arg) {
             int UX=arg;
             while(UX<-3*arg) {
                 UX=UX+arg/-1;
-                arg=-3--(-UX--47<arg==--arg==arg)/arg--UX>=-arg;
+                arg=-3--(-UX- -47<arg==--arg==arg)/arg- -UX>=-arg;
                 if(---12) while(-UX) break;
                 break;
             }
@@ -263,9 +263,9 @@ if(arg!=62==arg) {
                 }
             }
             arg=-arg+arg;
-            arg=--47+-arg<1>arg*(-arg==-arg--0>3);
+            arg=--47+-arg<1>arg*(-arg==-arg- -0>3);
             arg=(----arg)!=arg+--59;
-            arg=--4+arg==-(arg)-arg;
+            arg=- -4+arg==-(arg)-arg;
         }
         else {
             while(--true-----true*-25+-18>arg>=-----(-arg)---13) {
@@ -338,9 +338,13 @@ else {
     // chapter 14 `kzEl_r7EYz` starts as a comparison, a `bool`, so
     // `while(kzEl_r7EYz<---1)` never runs, and the endless
     // `while(kzEl_r7EYz) continue;` inside it goes, with its exit.
+    // Chapter 17: `--x` of a variable now decrements it, so more loops
+    // never end. Simple's chapter 17 finds loops without an exit with a
+    // loop tree and prints 5 returns; our global code motion keeps chapter
+    // 11's search, which finds 7 such loops (see the README).
     assert_eq!(
         code.print(),
-        "Stop[ return 9; return 0; return 0; return 0; ]"
+        "Stop[ return 9; return 0; return 0; return 0; return 0; return 0; return 0; return 0; ]"
     );
     // Not in the Java test: every run of this program loops forever (the
     // Java evaluator times out on these arguments even with a budget of
@@ -397,7 +401,7 @@ return primeCount;
 fn test_anti_deps1() {
     let src = "\
 struct S { int f; }
-S v=new S;
+S !v=new S;
 v.f = 2;
 int i=new S.f;
 i=v.f;
@@ -417,9 +421,9 @@ return i;
 fn test_anti_deps2() {
     let src = "\
 struct S { int f; }
-S v = new S;
+S !v = new S;
 v.f = arg;
-S t = new S;
+S !t = new S;
 int i = 0;
 if (arg) {
     if (arg+1) v = t;
@@ -441,7 +445,7 @@ return i;
 /// `testAntiDeps3`, shared with `test_anti_deps3_null_path`.
 const ANTI_DEPS3: &str = "\
 struct S { int f; }
-S v0 = new S;
+S !v0 = new S;
 S? v1;
 if (arg) v1 = new S;
 if (v1) {
@@ -478,7 +482,7 @@ fn test_anti_deps3_null_path() {
 fn test_anti_deps4() {
     let src = "\
 struct S { int f; }
-S v = new S;
+S !v = new S;
 v.f = arg;
 S t = new S;
 int i = v.f;
@@ -499,7 +503,7 @@ return i;
 /// `testAntiDeps5`, shared with `test_listing_anti_deps5`.
 const ANTI_DEPS5: &str = "\
 struct S { int f; }
-S v = new S;
+S !v = new S;
 while(1) {
     while(arg+1) { arg=arg-1; }
     if (arg) break;
@@ -524,7 +528,7 @@ fn test_anti_deps5() {
 fn test_anti_deps6() {
     let src = "\
 struct s { int v; }
-s ptr=new s;
+s !ptr=new s;
 while( -arg )
   ptr = new s;
 while(1)
@@ -545,7 +549,7 @@ while(1)
 fn test_anti_deps7() {
     let src = "\
 struct S { int f; }
-S v = new S;
+S !v = new S;
 S t = new S;
 int i = v.f;
 while (arg) {
@@ -567,7 +571,7 @@ return i;
 fn test_anti_deps8() {
     let src = "\
 struct S { int f; }
-S v = new S;
+S !v = new S;
 S t = new S;
 while(arg) {
     arg=arg-1;
@@ -579,7 +583,7 @@ while(arg) {
 return arg;
 ";
     let code = parse_iterated(src);
-    assert_eq!(code.print(), "return Phi(Loop,arg,Phi(Region,.f,0));");
+    assert_eq!(code.print(), "return 0;");
     // Not in the Java test: the load of an iteration comes before its
     // store of 2.
     for arg in [-2, 0, 1, 2, 5] {
@@ -591,7 +595,7 @@ return arg;
 fn test_anti_deps9() {
     let src = "\
 struct S { int f; }
-S v = new S;
+S !v = new S;
 S t = new S;
 if (arg) {
     v.f=2;
@@ -612,7 +616,7 @@ return v;
 fn test_example2() {
     let src = "\
 struct S { int f; }
-S v = new S;
+S !v = new S;
 int i = arg;
 while (arg > 0) {
     int j = i/3;
@@ -710,31 +714,30 @@ fn test_listing_schedule_use() {
     let code = parse_iterated(SCHEDULE_USE);
     let expected = [
         "START:                            [[   ]]  ",
-        "   4 #0         2                 [[  ____   21   22   34   37  ]]  0",
+        "   4 #0         2                 [[  ____   21   22   38   41  ]]  0",
         "",
         "L6:                               [[  START      ]]  ",
         "",
-        "LOOP9:                            [[  L6        L36        ]]  ",
-        "  21 Phi_v0     9    4   31       [[    22   28   31   34  ]]  int",
+        "LOOP9:                            [[  L6        L40        ]]  ",
+        "  21 Phi_v0     9    4   35       [[    22   28   35   38  ]]  int",
         "  22 Mul        9   21    4       [[    24       ]]  int",
         "  24 If         9   22            [[    25   26  ]]  [  Ctrl, Ctrl]",
         "",
         "L25:                              [[  LOOP9      ]]  ",
-        "  28 Minus     25   21            [[    31       ]]  int",
+        "  28 Minus     25   21            [[    35       ]]  int",
         "",
         "L26:                              [[  LOOP9      ]]  ",
         "",
-        "L30:                              [[  L25       L26        ]]  ",
-        "  31 Phi_v0    30   28   21       [[    21       ]]  int",
-        "  34 Never     30    4   21       [[    35   36  ]]  ",
+        "L34:                              [[  L25       L26        ]]  ",
+        "  35 Phi_v0    34   28   21       [[    21       ]]  int",
+        "  38 Never     34    4   21       [[    39   40  ]]  ",
         "",
-        "L35:                              [[  L30        ]]  ",
-        "  37 Return    35    4            [[     3       ]]  ",
+        "L39:                              [[  L34        ]]  ",
+        "  41 Return    39    4            [[     3       ]]  ",
         "",
-        "L36:                              [[  L30        ]]  ",
+        "L40:                              [[  L34        ]]  ",
         "",
-        "L3:                               [[  L35        ]]  ",
-        // Each block ends in a blank line.
+        "L3:                               [[  L39        ]]  ",
         "",
     ];
     assert_eq!(listing(&code), expected);
@@ -746,8 +749,8 @@ fn test_listing_anti_deps5() {
     // for testAntiDeps5: nested loops, memory, a store sunk into the loop body.
     // Two lines differ, by design (lazy memory splitting): node 8 is the
     // whole memory `$mem` where Java has the slice `$2`, and the Return's
-    // memory is an ALLMEM merge (48) of `$mem` with slice 2, the loop's
-    // memory Phi 46. Java's Return takes Phi 46 directly. Since chapter 13
+    // memory is an ALLMEM merge (56) of `$mem` with slice 2, the loop's
+    // memory Phi 54. Java's Return takes Phi 54 directly. Since chapter 13
     // the false arm of `if (arg) break;` knows `arg` is 0, so the outer
     // loop's back edge brings 0 (`Phi_arg 12 7 4`); node numbers moved
     // with it, and a Store prints as the field it writes (`.f=`).
@@ -756,40 +759,39 @@ fn test_listing_anti_deps5() {
         "START:                            [[   ]]  ",
         "   7 arg        2                 [[    22       ]]  int",
         "   4 #0         2                 [[  ____   11   22  ]]  0",
-        "   8 $mem       2                 [[    11   48  ]]  MEM#BOT",
+        "   8 $mem       2                 [[    11   56  ]]  MEM#BOT",
         "",
         "L6:                               [[  START      ]]  ",
-        "  25 #1         6                 [[    24   30  ]]  1",
-        "  45 #2         6                 [[    47       ]]  2",
-        "  11 .f=        6    8    9    4  [[    46       ]]  MEM#2",
-        "   9 new        6                 [[    11   47   49  ]]  *S",
+        "  14 #1         6                 [[    24   35  ]]  1",
+        "  53 #2         6                 [[    55       ]]  2",
+        "  11 .f=        6    8    9    4  [[    54       ]]  MEM#2",
+        "   9 new        6                 [[    11   55   57  ]]  *S",
         "",
-        "LOOP12:                           [[  L6        L34        ]]  ",
-        "  46 Phi_$2    12   11   47       [[    48   47  ]]  MEM#2",
+        "LOOP12:                           [[  L6        L39        ]]  ",
+        "  54 Phi_$2    12   11   55       [[    56   55  ]]  MEM#2",
         "  22 Phi_arg   12    7    4       [[    23       ]]  int",
         "",
         "LOOP20:                           [[  LOOP12    L27        ]]  ",
-        "  23 Phi_arg   20   22   30       [[    32   30   24  ]]  int",
-        "  24 Add       20   23   25       [[    26       ]]  int",
+        "  23 Phi_arg   20   22   35       [[    37   35   24  ]]  int",
+        "  24 Add       20   23   14       [[    26       ]]  int",
         "  26 If        20   24            [[    27   28  ]]  [  Ctrl, Ctrl]",
         "",
         "L27:                              [[  LOOP20     ]]  ",
-        "  30 Sub       27   23   25       [[    23       ]]  int",
+        "  35 Sub       27   23   14       [[    23       ]]  int",
         "",
         "L28:                              [[  LOOP20     ]]  ",
-        "  32 If        28   23            [[    33   34  ]]  [  Ctrl, Ctrl]",
+        "  37 If        28   23            [[    38   39  ]]  [  Ctrl, Ctrl]",
         "",
-        "L33:                              [[  L28        ]]  ",
-        "  48 ALLMEM    33    8   46       [[    49       ]]  MEM#BOT",
-        "  49 Return    33    9   48       [[     3       ]]  [  Ctrl, *S {",
+        "L38:                              [[  L28        ]]  ",
+        "  56 ALLMEM    38    8   54       [[    57       ]]  MEM#BOT",
+        "  57 Return    38    9   56       [[     3       ]]  [  Ctrl, *S {",
         "  f :int;",
         "}]",
         "",
-        "L34:                              [[  L28        ]]  ",
-        "  47 .f=       34   46    9   45  [[    46       ]]  MEM#2",
+        "L39:                              [[  L28        ]]  ",
+        "  55 .f=       39   54    9   53  [[    54       ]]  MEM#2",
         "",
-        "L3:                               [[  L33        ]]  ",
-        // Each block ends in a blank line.
+        "L3:                               [[  L38        ]]  ",
         "",
     ];
     assert_eq!(listing(&code), expected);
@@ -832,55 +834,55 @@ fn test_lazy_memory_unstored_classes_stay_whole() {
 #[test]
 fn test_lazy_memory_phis_only_where_stored() {
     // Both classes are split by the zeroing stores of `new`, but only
-    // class 2 is stored in the loop: it alone gets memory Phis (34, 48).
+    // class 2 is stored in the loop: it alone gets memory Phis (43, 61).
     // The loop reads b.y, which made a class 3 Phi at the head while the
     // body was parsed; it was useless and is gone. B's zeroing Store (14)
     // is used only by the ALLMEM, so it sinks to the loop exit.
     let code = parse_iterated(
-        "struct A { int x; }\nstruct B { int y; }\nA a = new A;\nB b = new B;\nint i = 0;\n\
+        "struct A { int x; }\nstruct B { int y; }\nA !a = new A;\nB b = new B;\nint i = 0;\n\
          while (i < arg) { i = i + 1; if (i == 3) a.x = a.x + b.y + i; }\nreturn a.x;\n",
     );
     let expected = [
         "START:                            [[   ]]  ",
         "   7 arg        2                 [[    19       ]]  int",
         "   4 #0         2                 [[  ____   11   14   18  ]]  0",
-        "   8 $mem       2                 [[    11   14   53  ]]  MEM#BOT",
+        "   8 $mem       2                 [[    11   14   66  ]]  MEM#BOT",
         "",
         "L6:                               [[  START      ]]  ",
-        "  28 #3         6                 [[    27       ]]  3",
-        "  26 #1         6                 [[    25   44  ]]  1",
-        "  11 .x=        6    8    9    4  [[    34       ]]  MEM#2",
+        "  35 #3         6                 [[    34       ]]  3",
+        "  27 #1         6                 [[    32   53  ]]  1",
+        "  11 .x=        6    8    9    4  [[    43       ]]  MEM#2",
         "  12 new        6                 [[    14       ]]  *B",
-        "   9 new        6                 [[    11   45   52  ]]  *A",
+        "   9 new        6                 [[    11   54   65  ]]  *A",
         "",
-        "LOOP16:                           [[  L6        L47        ]]  ",
-        "  34 Phi_$2    16   11   48       [[    53   45   52   48  ]]  MEM#2",
-        "  18 Phi_i     16    4   25       [[    43   25   19  ]]  int",
+        "LOOP16:                           [[  L6        L60        ]]  ",
+        "  43 Phi_$2    16   11   61       [[    66   54   65   61  ]]  MEM#2",
+        "  18 Phi_i     16    4   32       [[    68   32   19  ]]  int",
         "  19 LT        16   18    7       [[    21       ]]  bool",
         "  21 If        16   19            [[    22   23  ]]  [  Ctrl, Ctrl]",
-        "  52 x         16   34    9       [[    54   43   45  ]]  int",
+        "  65 x         16   43    9       [[    67   68   54  ]]  int",
         "",
         "L22:                              [[  LOOP16     ]]  ",
-        "  27 EQ        22   25   28       [[    29       ]]  bool",
-        "  29 If        22   27            [[    30   31  ]]  [  Ctrl, Ctrl]",
-        "  25 Add       22   18   26       [[    18   27  ]]  int",
+        "  34 EQ        22   32   35       [[    36       ]]  bool",
+        "  36 If        22   34            [[    37   38  ]]  [  Ctrl, Ctrl]",
+        "  32 Add       22   18   27       [[    18   34  ]]  int",
         "",
         "L23:                              [[  LOOP16     ]]  ",
-        "  14 .y=       23    8   12    4  [[    53       ]]  MEM#3",
-        "  53 ALLMEM    23    8   34   14  [[    54       ]]  MEM#BOT",
-        "  54 Return    23   52   53       [[     3       ]]  [  Ctrl, int]",
+        "  14 .y=       23    8   12    4  [[    66       ]]  MEM#3",
+        "  66 ALLMEM    23    8   43   14  [[    67       ]]  MEM#BOT",
+        "  67 Return    23   65   66       [[     3       ]]  [  Ctrl, int]",
         "",
         "L3:                               [[  L23        ]]  ",
         "",
-        "L30:                              [[  L22        ]]  ",
-        "  43 Add       30   18   52       [[    44       ]]  int",
-        "  44 Add       30   43   26       [[    45       ]]  int",
-        "  45 .x=       30   34    9   44   52  [[    48  ]]  MEM#2",
+        "L37:                              [[  L22        ]]  ",
+        "  68 Add       37   18   65       [[    53       ]]  int",
+        "  53 Add       37   68   27       [[    54       ]]  int",
+        "  54 .x=       37   43    9   53   65  [[    61  ]]  MEM#2",
         "",
-        "L31:                              [[  L22        ]]  ",
+        "L38:                              [[  L22        ]]  ",
         "",
-        "L47:                              [[  L30       L31        ]]  ",
-        "  48 Phi_$2    47   45   34       [[    34       ]]  MEM#2",
+        "L60:                              [[  L37       L38        ]]  ",
+        "  61 Phi_$2    60   54   43       [[    43       ]]  MEM#2",
         "",
     ];
     assert_eq!(listing(&code), expected);

@@ -180,7 +180,7 @@ impl Gen {
         };
         let counters: String = (0..g.counters).map(|c| format!("int c{c} = 0; ")).collect();
         format!(
-            "{STRUCTS}A? pA0 = new A; A? pA1 = pA0; A? pA2 = new A; B? pB0 = new B; B? pB1 = new B;\n\
+            "{STRUCTS}A? !pA0 = new A; A? !pA1 = pA0; A? !pA2 = new A; B? !pB0 = new B; B? !pB1 = new B;\n\
              int i0 = arg; int i1 = 1; int i2 = 0; {counters}\n{body}return {ret};\n"
         )
     }

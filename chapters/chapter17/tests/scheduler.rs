@@ -50,7 +50,7 @@ fn test_jig() {
 struct S {
     int f;
 }
-S v=new S;
+S !v=new S;
 v.f = 2;
 int i=v.f;
 if (arg) v.f=1;
@@ -68,7 +68,7 @@ fn test_store_in_if() {
 struct S {
     int f;
 }
-S v0=new S;
+S !v0=new S;
 if(arg) v0.f=1;
 return v0;
 ",
@@ -84,7 +84,7 @@ fn test_store_in_if2() {
 struct S {
     int f;
 }
-S v=new S;
+S !v=new S;
 v.f = 2;
 int i=new S.f;
 i=v.f;

@@ -49,6 +49,7 @@ pub use load::new as load_new;
 pub use loop_::new as loop_new;
 pub use mem_merge::{new as mem_merge_new, slice as mem_merge_slice};
 pub use new::new as new_new;
+pub use phi::new as phi_new;
 pub use proj::{new as proj_new, new_cproj as cproj_new};
 pub use return_::new as return_new;
 pub use round_f32::new as round_f32_new;

@@ -15,10 +15,20 @@
 //! does the head get a Phi for it (`lookup`/`update` below), so variables
 //! a loop never touches get no phi at all. When the body is done, each head
 //! phi receives its back-edge value.
+//!
+//! Chapter 17 replaces chapter 13's up-casting of a tested variable by a
+//! stack of *guards*. Entering an arm of `if (p)`, `p ? a : b`, a loop
+//! body or a loop exit pushes a marker (the arm's control) and the facts
+//! the test proves: `p` is not zero or null (a Cast of `p` to its non-zero
+//! part), or on the false side it is zero or null (a Cast to zero, which
+//! folds to the constant). Every variable bound to `p` is rebound to the
+//! cast, and every expression the parser builds afterwards that turns out
+//! to be `p` again (value numbering finds it) is replaced by the cast too
+//! ([`upcast_guard`]), so `if (s.next) s.next.x` reads through a non-null
+//! pointer. Leaving the arm pops back to its marker. The loop exit's
+//! guards stay: after `while (arg) ...`, `arg` is 0.
 
-use super::{
-    cast_new, new_constant, peephole, phi, print as print_node, region, NodeKind, Printer,
-};
+use super::{cast_new, peephole, phi, print as print_node, region, NodeKind, Printer};
 use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
 use indexmap::IndexMap;
@@ -30,13 +40,27 @@ pub const CTRL: &str = "$ctrl";
 pub const ARG0: &str = "arg";
 
 /// A stack of lexical scopes, innermost last; each maps names to inputs.
-/// `declared` is the declared type of each input.
+/// `declared` is the declared type of each input, `finals` whether it is
+/// final (chapter 16: `int !x`).
 /// Names are shared (`Rc<str>`): copying the tables, as every `if` and
 /// loop does from chapter 5 on, copies no string.
 #[derive(Clone, Debug, Default)]
 pub struct ScopeNames {
     pub levels: Vec<IndexMap<Rc<str>, usize>>,
     pub declared: Vec<TypeId>,
+    pub finals: Vec<bool>,
+    /// The guard stack (chapter 17), innermost last.
+    pub guards: Vec<Guard>,
+}
+
+/// An entry of the guard stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Guard {
+    /// Where the guards of one arm start: the arm's control.
+    Marker(NodeId),
+    /// Below the marker, `pred` is known to be `cast`. Both are kept alive
+    /// while the entry is on the stack.
+    Cast { pred: NodeId, cast: NodeId },
 }
 
 pub fn new(g: &mut Graph) -> NodeId {
@@ -74,12 +98,26 @@ pub fn pop(g: &mut Graph, scope: NodeId) {
     let level = names.levels.pop().unwrap_or_default();
     let kept = names.declared.len() - level.len();
     names.declared.truncate(kept);
+    names.finals.truncate(kept);
     g.pop_n(scope, level.len());
 }
 
 /// Binds a new name of type `declared` in the innermost scope; `false` if
-/// it is already bound there.
+/// it is already bound there. A name in an outer scope may be shadowed.
 pub fn define(g: &mut Graph, scope: NodeId, name: &str, declared: TypeId, value: NodeId) -> bool {
+    define_var(g, scope, name, declared, false, value)
+}
+
+/// [`define`], final if `fin`: once it holds a value, it cannot be
+/// assigned again.
+pub fn define_var(
+    g: &mut Graph,
+    scope: NodeId,
+    name: &str,
+    declared: TypeId,
+    fin: bool,
+    value: NodeId,
+) -> bool {
     let index = g.n_ins(scope);
     let names = names_mut(g, scope);
     let level = names.levels.last_mut().expect("define inside a scope");
@@ -88,6 +126,7 @@ pub fn define(g: &mut Graph, scope: NodeId, name: &str, declared: TypeId, value:
     }
     level.insert(name.into(), index);
     names.declared.push(declared);
+    names.finals.push(fin);
     g.add_def(scope, Some(value));
     true
 }
@@ -96,6 +135,11 @@ pub fn define(g: &mut Graph, scope: NodeId, name: &str, declared: TypeId, value:
 pub fn declared_type(g: &Graph, scope: NodeId, name: &str) -> Option<TypeId> {
     let i = find(g, scope, name)?;
     Some(names(g, scope).declared[i])
+}
+
+/// A bound name is final.
+pub fn is_final(g: &Graph, scope: NodeId, name: &str) -> bool {
+    find(g, scope, name).is_some_and(|i| names(g, scope).finals[i])
 }
 
 /// The input index a name is bound to, searching from the innermost scope.
@@ -186,6 +230,13 @@ pub fn reverse_names(g: &Graph, scope: NodeId) -> Vec<String> {
 pub fn dup(g: &mut Graph, scope: NodeId, is_loop: bool) -> NodeId {
     let copy = new(g);
     let tables = names(g, scope).clone();
+    // The copy holds its own pins on the guarded values.
+    for guard in &tables.guards {
+        if let Guard::Cast { pred, cast } = *guard {
+            g.keep(pred);
+            g.keep(cast);
+        }
+    }
     *names_mut(g, copy) = tables;
     let ctrl = g.input(scope, 0);
     g.add_def(copy, ctrl);
@@ -222,7 +273,7 @@ pub fn end_loop(g: &mut Graph, head: NodeId, back: NodeId, exit: NodeId) {
             g.set_def(exit, i, at_head);
         }
     }
-    g.kill(back);
+    kill(g, back);
     // Remove useless phis at once.
     for i in 1..g.n_ins(head) {
         let phi = g.in_(head, i);
@@ -246,6 +297,13 @@ pub fn end_loop(g: &mut Graph, head: NodeId, back: NodeId, exit: NodeId) {
 /// Merges `that` into `this` at a new Region, with a Phi for each name
 /// whose values differ. `that` is killed. Returns the Region (peepholed).
 pub fn merge(g: &mut Graph, this: NodeId, that: NodeId) -> NodeId {
+    let r = merge_unoptimized(g, this, that);
+    peephole(g, r)
+}
+
+/// [`merge`], returning the Region not yet peepholed: the `?:` operator
+/// hangs its value's Phi on it first.
+pub fn merge_unoptimized(g: &mut Graph, this: NodeId, that: NodeId) -> NodeId {
     let paths = [ctrl(g, this), ctrl(g, that)];
     let r = region::new(g, &paths);
     g.keep(r);
@@ -263,28 +321,49 @@ pub fn merge(g: &mut Graph, this: NodeId, that: NodeId) -> NodeId {
             g.set_def(this, i, Some(p));
         }
     }
-    g.kill(that);
+    kill(g, that);
     g.work.push(r);
-    g.unkeep(r);
-    peephole(g, r)
+    g.unkeep(r)
 }
 
-/// On the arm of `if (pred)` that starts at `ctrl` (the false arm when
-/// `invert`), a variable that is the predicate itself is known to be
-/// non-zero (or, inverted, zero). For a pointer that means not null, so
-/// the scope rebinds it to a Cast to `*void`; a variable known to be zero
-/// or null is rebound to that constant. Returns the new binding, if any.
-pub fn upcast(
-    g: &mut Graph,
-    scope: NodeId,
-    ctrl: NodeId,
-    pred: NodeId,
-    invert: bool,
-) -> Option<NodeId> {
-    if g.ty(ctrl) == Types::XCTRL {
-        return None;
+/// Kills a scope, first letting go of the values its guards pin.
+pub fn kill(g: &mut Graph, scope: NodeId) {
+    drop_guards(g, scope);
+    g.kill(scope);
+}
+
+/// Empties the guard stack, letting go of the values it pins.
+pub fn drop_guards(g: &mut Graph, scope: NodeId) {
+    let guards = std::mem::take(&mut names_mut(g, scope).guards);
+    for guard in guards.into_iter().rev() {
+        if let Guard::Cast { pred, cast } = guard {
+            unkill(g, cast);
+            unkill(g, pred);
+        }
     }
-    let mut pred = pred;
+}
+
+/// Drops a pin; a node left unused dies.
+fn unkill(g: &mut Graph, n: NodeId) {
+    g.unkeep(n);
+    if g.is_unused(n) && !g.is_dead(n) {
+        g.kill(n);
+    }
+}
+
+/// Entering the arm of a test of `pred` that starts at `ctrl` (the false
+/// arm when `invert`): pushes the arm's marker and what the test proves.
+/// On the true side `pred` is not zero (a pointer not null): it is cast
+/// to its non-zero part, if that says more than its type. When the
+/// (possibly inverted) predicate is `!x`, `x` is zero or null, and the
+/// cast to zero folds to the constant. Every variable bound to the
+/// predicate is rebound to its cast. `pred` is `None` for a bare marker.
+pub fn add_guards(g: &mut Graph, scope: NodeId, ctrl: NodeId, pred: Option<NodeId>, invert: bool) {
+    names_mut(g, scope).guards.push(Guard::Marker(ctrl));
+    let Some(mut pred) = pred else { return };
+    if g.ty(ctrl) == Types::XCTRL || g.is_dead(pred) {
+        return;
+    }
     if invert {
         pred = if matches!(g.kind(pred), NodeKind::Not) {
             g.in_(pred, 1)
@@ -295,41 +374,66 @@ pub fn upcast(
             not
         };
     }
-    // The predicate is itself a variable: a zero/null test.
-    if g.inputs(scope).contains(&Some(pred)) {
-        let t = g.ty(pred);
-        // Only pointers have a "not null" type; there is no "not zero" int.
-        if !g.types.is_ptr(t) || g.types.isa(t, Types::VOID_PTR) {
-            return None;
-        }
-        let cast = cast_new(g, Types::VOID_PTR, ctrl, pred);
-        let cast = peephole(g, cast);
-        return Some(replace(g, scope, pred, cast));
+    let t = g.ty(pred);
+    let non_zero = g.types.non_zero(t);
+    let joined = g.types.join(non_zero, t);
+    if joined != t && !g.types.is_high(joined) {
+        guard(g, scope, ctrl, pred, non_zero);
     }
-    // `!x` where x is a variable: x is zero or null. (A float may be
-    // `-0.0`, which is not the constant `0.0`: no upcast. Simple makes no
-    // exception.)
     if matches!(g.kind(pred), NodeKind::Not) {
         let x = g.in_(pred, 1);
-        if g.inputs(scope).contains(&Some(x)) && !g.types.is_flt(g.ty(x)) {
-            let t = g.ty(x);
-            let init = g.types.make_init(t)?;
-            if g.types.isa(t, init) {
-                return None; // already zero or null
+        let t = g.ty(x);
+        // A float tested false may be `-0.0`, which is not the constant
+        // `0.0` (Simple casts it all the same).
+        if let Some(zero) = g.types.make_zero(t).filter(|_| !g.types.is_flt(t)) {
+            let joined = g.types.join(zero, t);
+            // A value that cannot be zero or null never gets here: with
+            // peepholes the arm is dead already; without them, a cast to
+            // nothing would break the type its variables were declared with.
+            if joined != t && !g.types.is_high(joined) {
+                guard(g, scope, ctrl, x, zero);
             }
-            // A value that cannot be zero or null (`new S`, a non-null
-            // pointer) never takes this arm. With peepholes the arm is
-            // already dead; without them, binding such a pointer to null
-            // would break the type its variables were declared with.
-            if !g.types.isa(init, t) {
-                return None;
-            }
-            let con = new_constant(g, init);
-            let con = peephole(g, con);
-            return Some(replace(g, scope, x, con));
         }
     }
-    None
+}
+
+/// Pushes the guard "`pred` is `ty` below `ctrl`" and rebinds the
+/// variables bound to `pred`.
+fn guard(g: &mut Graph, scope: NodeId, ctrl: NodeId, pred: NodeId, ty: TypeId) {
+    g.keep(pred);
+    let cast = cast_new(g, ty, ctrl, pred);
+    let cast = peephole(g, cast);
+    g.keep(cast);
+    names_mut(g, scope).guards.push(Guard::Cast { pred, cast });
+    replace(g, scope, pred, cast);
+}
+
+/// Leaving the arm that starts at `ctrl`: pops its guards and its marker.
+pub fn remove_guards(g: &mut Graph, scope: NodeId, ctrl: NodeId) {
+    while let Some(guard) = names_mut(g, scope).guards.pop() {
+        match guard {
+            Guard::Marker(m) if m == ctrl => break,
+            Guard::Marker(_) => {}
+            Guard::Cast { pred, cast } => {
+                unkill(g, cast);
+                unkill(g, pred);
+            }
+        }
+    }
+}
+
+/// A node the parser just built that is a guarded predicate becomes its
+/// cast (Simple's `upcastGuard`), the innermost guard first.
+pub fn upcast_guard(g: &Graph, scope: NodeId, n: NodeId) -> NodeId {
+    names(g, scope)
+        .guards
+        .iter()
+        .rev()
+        .find_map(|guard| match *guard {
+            Guard::Cast { pred, cast } if pred == n => Some(cast),
+            _ => None,
+        })
+        .unwrap_or(n)
 }
 
 /// Rebinds every variable bound to `old` to `new`.
