@@ -61,7 +61,9 @@
 //! block (Simple's `IRPrinter.prettyPrintScheduled`).
 
 use crate::graph::{Graph, NodeId};
-use crate::node::{is_cfg, label, mem_merge_slice, new_mem_input, new_proj, NodeKind};
+use crate::node::{
+    is_cfg, label, load_passes as passes, mem_merge_slice, new_mem_input, new_proj, NodeKind,
+};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::cmp::Reverse;
@@ -971,9 +973,12 @@ impl Late {
     ) -> NodeId {
         let users: UsersCopy = g.outputs(mem).iter().copied().collect();
         for u in users {
+            let passed = passes(g, load, u);
             match g.kind(u) {
-                // A Store to another class leaves this one as it was.
-                NodeKind::Store { alias: a, .. } if *a == alias => {
+                // A Store to another class leaves this one as it was, and
+                // so does one the Load's peephole walked past (the Load's
+                // address may even be computed from a load after it).
+                NodeKind::Store { alias: a, .. } if *a == alias && !passed => {
                     // Placed already, memory users going first; make sure.
                     self.visit(g, s, u);
                     let Some(st_blk) = self.late[u.nid() as usize] else {
@@ -1000,7 +1005,8 @@ impl Late {
                 }
                 // A New writes the class too (the new object's field).
                 NodeKind::New { .. }
-                    if new_mem_input(g, u, alias).is_some_and(|j| g.input(u, j) == Some(mem)) =>
+                    if new_mem_input(g, u, alias).is_some_and(|j| g.input(u, j) == Some(mem))
+                        && !passed =>
                 {
                     self.visit(g, s, u);
                     let Some(new_blk) = self.late[u.nid() as usize] else {

@@ -212,15 +212,7 @@ fn look_past(
                 if sptr == ptr && soff == off {
                     return Some(g.in_(m, 3));
                 }
-                let overlap = match (off, soff) {
-                    (Some(a), Some(b)) => {
-                        let (ta, tb) = (g.ty(a), g.ty(b));
-                        let j = g.types.join(ta, tb);
-                        !g.types.is_high(j)
-                    }
-                    _ => true,
-                };
-                if overlap && !never_alias(g, ptr, sptr) {
+                if !store_elsewhere(g, ptr, off, m) {
                     break;
                 }
                 m = g.in_(m, 1);
@@ -249,6 +241,35 @@ fn look_past(
         return Some(n);
     }
     None
+}
+
+/// Store `st` cannot touch what a load through `ptr` at element offset
+/// `off` reads: their offsets cannot overlap (`a[0]` after `a[1] = 2`),
+/// or the two objects are made by two different News.
+fn store_elsewhere(g: &mut Graph, ptr: NodeId, off: Option<NodeId>, st: NodeId) -> bool {
+    let (sptr, soff) = (g.in_(st, 2), super::element_offset(g, st));
+    let overlap = match (off, soff) {
+        (Some(a), Some(b)) => {
+            let j = g.types.join(g.ty(a), g.ty(b));
+            !g.types.is_high(j)
+        }
+        _ => true,
+    };
+    !overlap || never_alias(g, ptr, sptr)
+}
+
+/// Load `load` walks past `writer`, a Store or a New of its alias class,
+/// because the writer provably leaves what the load reads as it was (see
+/// [`look_past`]). Global code motion then need not keep the load ahead
+/// of the writer: the load may read a memory state from before the
+/// writer while its address is computed from something after it.
+pub fn passes(g: &mut Graph, load: NodeId, writer: NodeId) -> bool {
+    let ptr = g.in_(load, 2);
+    match g.kind(writer) {
+        NodeKind::Store { .. } => store_elsewhere(g, ptr, super::element_offset(g, load), writer),
+        NodeKind::New { .. } => new_of(g, ptr).is_some_and(|made| made != writer),
+        _ => false,
+    }
 }
 
 /// The New whose object `ptr` is, if it is a New's pointer projection.

@@ -46,6 +46,7 @@ pub use bool_op::BoolOp;
 pub use cast::new as cast_new;
 pub use if_::new as if_new;
 pub use load::new as load_new;
+pub use load::passes as load_passes;
 pub use loop_::new as loop_new;
 pub use mem_merge::{new as mem_merge_new, slice as mem_merge_slice};
 pub use new::{mem_input as new_mem_input, new as new_new};
