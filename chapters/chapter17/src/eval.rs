@@ -370,7 +370,7 @@ pub(crate) fn pure_value(
                 BoolOp::Le => a.number() <= b.number(),
             }))
         }
-        NodeKind::Cast { .. } => Some(input(1)),
+        NodeKind::Cast { .. } | NodeKind::ReadOnly => Some(input(1)),
         _ => None,
     }
 }

@@ -205,12 +205,19 @@ impl<'a> Parser<'a> {
         let arg = proj_new(g, start, 1, scope::ARG0);
         let arg = node::peephole(g, arg);
         scope::define(g, sc, scope::ARG0, Types::INT_BOT, arg);
-        self.parse_block()?;
-        // Falling off the end of the program returns 0.
+        // The program's block, as `parse_block`, but the implicit return is
+        // made before its names go: the memory it returns is bound there.
+        scope::push(&mut self.graph, self.scope);
+        while !self.lexer.peek_is('}') && !self.lexer.is_eof() {
+            self.parse_statement()?;
+        }
+        // Falling off the end of the program returns 0 (and the memory, so
+        // that its stores are checked: chapter 17).
         if self.graph.ty(self.ctrl()) == Types::CTRL {
             let zero = self.constant(0);
             self.add_return(zero);
         }
+        scope::pop(&mut self.graph, self.scope);
         scope::drop_guards(&mut self.graph, self.scope);
         scope::pop(&mut self.graph, self.scope);
         self.x_scopes.pop();
@@ -755,7 +762,10 @@ impl<'a> Parser<'a> {
             let c = node::new_constant(&mut self.graph, init);
             self.peephole(c)
         };
-        let expr = self.lift_expr(expr, t, at)?;
+        let expr = self.lift_expr(expr, t, fin, at)?;
+        if fin {
+            t = self.graph.types.make_ro(t);
+        }
         if !scope::define_var(&mut self.graph, self.scope, &name, t, fin, expr) {
             return Err(Error::new(format!("Redefining name '{name}'"), at));
         }
@@ -779,8 +789,9 @@ impl<'a> Parser<'a> {
             return Err(Error::new(format!("Undefined name '{name}'"), at));
         };
         self.check_not_final(&name, at)?;
+        let fin = scope::is_final(&self.graph, self.scope, &name);
         self.graph.keep(expr);
-        let lifted = self.lift_expr(expr, declared, at);
+        let lifted = self.lift_expr(expr, declared, fin, at);
         self.graph.unkeep(expr);
         let lifted = lifted?;
         scope::update(&mut self.graph, self.scope, &name, lifted);
@@ -799,10 +810,17 @@ impl<'a> Parser<'a> {
         Err(Error::new(format!("Cannot reassign final '{name}'"), at))
     }
 
-    /// A value given to a variable or field of type `t`: an int becomes a
-    /// float for a `flt`, a wide value is cut down to a narrow type, and
-    /// then it must fit `t`.
-    fn lift_expr(&mut self, expr: NodeId, t: TypeId, at: usize) -> Parsed {
+    /// A value given to a variable or field of type `t`: a reference
+    /// given to a final one is made read-only (chapter 17: finality is
+    /// deep), an int becomes a float for a `flt`, a wide value is cut down
+    /// to a narrow type, and then it must fit `t`.
+    fn lift_expr(&mut self, expr: NodeId, t: TypeId, fin: bool, at: usize) -> Parsed {
+        let (expr, t) = if fin && self.graph.types.is_ptr(t) {
+            let ro = node::read_only_new(&mut self.graph, expr);
+            (self.peep(ro), self.graph.types.make_ro(t))
+        } else {
+            (expr, t)
+        };
         let expr = self.widen_to(expr, t);
         let expr = self.zs_mask(expr, t);
         self.check_type(expr, t, at)?;
@@ -1063,6 +1081,9 @@ impl<'a> Parser<'a> {
                 e.offset = at;
                 return Err(e);
             };
+            // Chapter 17: `!` marks a field mutable, as a field declared
+            // without a value is anyway.
+            self.lexer.matches("!");
             let at = self.lexer.token_start();
             let fname = self.require_id()?;
             let field = self.graph.types.field(&fname, ty);
@@ -1378,7 +1399,8 @@ impl<'a> Parser<'a> {
                 let value = self.parse_asgn();
                 let value = value.and_then(|v| {
                     self.graph.keep(v);
-                    let lifted = self.lift_expr(v, declared, at);
+                    let fin = self.graph.types.field_is_final(info.ty, idx);
+                    let lifted = self.lift_expr(v, declared, fin, at);
                     self.graph.unkeep(v);
                     lifted.map(|l| (v, l))
                 });
@@ -1405,6 +1427,13 @@ impl<'a> Parser<'a> {
                 None => self.graph.types.glb(declared),
             };
             let load_type = self.deepen(load_type);
+            // Chapter 17: what is read through a read-only reference is
+            // read-only too.
+            let load_type = if self.graph.types.is_final(t) {
+                self.graph.types.make_ro(load_type)
+            } else {
+                load_type
+            };
             let mem = self.memory(alias);
             let load = load_new(&mut self.graph, &name, alias, load_type, at, mem, expr);
             if off.is_some() {
@@ -1415,6 +1444,9 @@ impl<'a> Parser<'a> {
                 let ctrl = self.ctrl();
                 self.graph.set_def(load, 0, Some(ctrl));
             }
+            // The object stays alive for a `++` after the load, which may
+            // fold away.
+            self.graph.keep(expr);
             let load = self.peep(load);
             // Chapter 17: `p.f++` and `a[i]--` store the value plus or minus
             // one; the expression is the old value.
@@ -1436,8 +1468,15 @@ impl<'a> Parser<'a> {
                 self.store(&name, alias, declared, at, expr, off, sum);
                 self.graph.unkeep(load);
             }
+            self.graph.unkeep(expr);
+            if self.graph.is_unused(expr) {
+                self.graph.kill(expr);
+            }
             if let Some(off) = off {
                 self.graph.unkeep(off);
+                if self.graph.is_unused(off) {
+                    self.graph.kill(off);
+                }
             }
             expr = load;
         }

@@ -95,8 +95,12 @@ pub enum Type {
         name: String,
         fields: Option<Box<[TypeId]>>,
     },
-    /// A named field and the type of its contents.
-    Field { name: String, ty: TypeId },
+    /// A named field and the type of its contents; `fin` if it is final
+    /// (chapter 16: `int !x`), set once by its struct's body or a
+    /// constructor and never changed after. Chapter 17 makes finality part
+    /// of the lattice: a final field is the lower (the meet of final and
+    /// not is final), the dual flips it.
+    Field { name: String, ty: TypeId, fin: bool },
 }
 
 /// Which memory a [`Type::Mem`] stands for.
@@ -449,10 +453,73 @@ impl Types {
 
     /// The field `name` holding values of type `ty`.
     pub fn field(&mut self, name: &str, ty: TypeId) -> TypeId {
+        self.field_of(name, ty, false)
+    }
+
+    /// The field `name` holding values of type `ty`, final if `fin`.
+    pub fn field_of(&mut self, name: &str, ty: TypeId, fin: bool) -> TypeId {
         self.intern(Type::Field {
             name: name.into(),
             ty,
+            fin,
         })
+    }
+
+    /// Field `idx` of a struct type is final.
+    pub fn field_is_final(&self, obj: TypeId, idx: usize) -> bool {
+        matches!(
+            self.get(self.fields(obj)[idx]),
+            Type::Field { fin: true, .. }
+        )
+    }
+
+    /// Chapter 17: the read-only view of a type. A pointer points to its
+    /// struct read-only, whose fields are all final and read-only in turn,
+    /// so nothing reachable through it may be stored into. (A field final
+    /// already is kept as it is.) Other types are their own view.
+    pub fn make_ro(&mut self, id: TypeId) -> TypeId {
+        if self.is_final(id) {
+            return id;
+        }
+        match self.get(id).clone() {
+            Type::MemPtr { obj, nil } => {
+                let obj = self.make_ro(obj);
+                self.ptr(obj, nil)
+            }
+            Type::Struct {
+                name,
+                fields: Some(fields),
+            } => {
+                let ro: Vec<TypeId> = fields.iter().map(|&f| self.make_ro(f)).collect();
+                self.struct_of(&name, &ro)
+            }
+            Type::Field {
+                name,
+                ty,
+                fin: false,
+            } => {
+                let ty = self.make_ro(ty);
+                self.field_of(&name, ty, true)
+            }
+            _ => id,
+        }
+    }
+
+    /// Chapter 17: nothing can be stored through this type: a pointer to
+    /// a struct whose fields are all final, and their types final too. A
+    /// forward reference counts as final; so does every type that is no
+    /// pointer.
+    pub fn is_final(&self, id: TypeId) -> bool {
+        match self.get(id) {
+            Type::MemPtr { obj, .. } => self.is_final(*obj),
+            Type::Struct { fields: None, .. } => true,
+            Type::Struct {
+                fields: Some(fields),
+                ..
+            } => fields.iter().all(|&f| self.is_final(f)),
+            Type::Field { ty, fin, .. } => *fin && self.is_final(*ty),
+            _ => true,
+        }
     }
 
     /// The struct `name` with `fields` (each made by [`Types::field`]).
@@ -681,9 +748,38 @@ impl Types {
                 let low: Vec<TypeId> = fields.iter().map(|&f| self.glb(f)).collect();
                 self.struct_of(&name, &low)
             }
-            Type::Field { name, ty } => {
+            Type::Field { name, ty, fin } => {
                 let ty = self.glb(ty);
-                self.field(&name, ty)
+                self.field_of(&name, ty, fin)
+            }
+        }
+    }
+
+    /// Chapter 17: the top of a type's own lattice, where a phi declared
+    /// with it starts: the dual of its [`Types::glb`], except that fields
+    /// keep their finality (a dual would flip it, and a phi of writable
+    /// pointers would come out read-only).
+    pub fn lub(&mut self, id: TypeId) -> TypeId {
+        match self.get(id).clone() {
+            Type::MemPtr { obj, .. } => {
+                let obj = self.lub(obj);
+                self.ptr(obj, false)
+            }
+            Type::Struct {
+                name,
+                fields: Some(fields),
+            } if id != Self::STRUCT_BOT && id != Self::STRUCT_TOP => {
+                let top: Vec<TypeId> = fields.iter().map(|&f| self.lub(f)).collect();
+                self.struct_of(&name, &top)
+            }
+            Type::Struct { fields: None, .. } => id,
+            Type::Field { name, ty, fin } => {
+                let ty = self.lub(ty);
+                self.field_of(&name, ty, fin)
+            }
+            _ => {
+                let low = self.glb(id);
+                self.dual(low)
             }
         }
     }
@@ -791,7 +887,8 @@ impl Types {
             return None;
         }
         let name = format!("{}[]", self.str(elem));
-        let len = self.field("#", Self::INT_BOT);
+        // Chapter 17: the length is final, the elements are not.
+        let len = self.field_of("#", Self::INT_BOT, true);
         let body = self.field("[]", elem);
         Some(self.struct_of(&name, &[len, body]))
     }
@@ -885,9 +982,10 @@ impl Types {
                     self.struct_of(&name, &duals)
                 }
             },
-            Type::Field { name, ty } => {
+            // Chapter 17: the dual flips finality.
+            Type::Field { name, ty, fin } => {
                 let ty = self.dual(ty);
-                self.field(&name, ty)
+                self.field_of(&name, ty, !fin)
             }
         }
     }
@@ -976,10 +1074,17 @@ impl Types {
                     }
                 }
             }
-            (Type::Field { name, ty: x }, Type::Field { ty: y, .. }) => {
-                let (name, x, y) = (name.clone(), *x, *y);
+            (
+                Type::Field {
+                    name,
+                    ty: x,
+                    fin: f,
+                },
+                Type::Field { ty: y, fin: g, .. },
+            ) => {
+                let (name, x, y, fin) = (name.clone(), *x, *y, *f || *g);
                 let ty = self.meet(x, y);
-                self.field(&name, ty)
+                self.field_of(&name, ty, fin)
             }
             // Unrelated kinds of type (tuples included) meet at bottom.
             _ => Self::BOTTOM,
@@ -1040,7 +1145,7 @@ impl Types {
                 }
                 out.push('}');
             }
-            Type::Field { name, ty } => {
+            Type::Field { name, ty, .. } => {
                 out.push_str(name);
                 out.push_str(" :");
                 self.print(*ty, out);

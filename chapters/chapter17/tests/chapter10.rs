@@ -61,7 +61,7 @@ struct Bar {
 struct Foo {
     int x;
 }
-Foo? foo = null;
+Foo? !foo = null;
 Bar !bar = new Bar;
 bar.a = 1;
 bar.a = 2;
@@ -151,7 +151,7 @@ return bar.a;
 fn test_if3() {
     let src = "\
 struct Bar { int a; }
-Bar bar = null;
+Bar !bar = null;
 if (arg) bar = null;
 bar.a = 1;
 return bar.a;
@@ -365,7 +365,7 @@ while(v0.f0) {}
 s0 v1 = v0;
 return v1;
 ";
-    assert_eq!(print_iterated(src), "return s0;");
+    assert_eq!(print_iterated(src), "return (const)s0;");
 }
 
 #[test]
@@ -417,9 +417,9 @@ fn test_pointer_compare_in_loop() {
     // longer pulled down.
     let src = "\
 struct S { int f; }
-S p = new S;
+S !p = new S;
 int v = 0;
-S q = new S;
+S !q = new S;
 v = (p == q);
 int c = 0;
 while (c < arg) {

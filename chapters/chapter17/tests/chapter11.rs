@@ -484,7 +484,7 @@ fn test_anti_deps4() {
 struct S { int f; }
 S !v = new S;
 v.f = arg;
-S t = new S;
+S !t = new S;
 int i = v.f;
 if (arg+1) arg= 0;
 while (arg) v.f = 2;
@@ -550,7 +550,7 @@ fn test_anti_deps7() {
     let src = "\
 struct S { int f; }
 S !v = new S;
-S t = new S;
+S !t = new S;
 int i = v.f;
 while (arg) {
     v.f = arg;
@@ -572,7 +572,7 @@ fn test_anti_deps8() {
     let src = "\
 struct S { int f; }
 S !v = new S;
-S t = new S;
+S !t = new S;
 while(arg) {
     arg=arg-1;
     int f = v.f;
@@ -596,7 +596,7 @@ fn test_anti_deps9() {
     let src = "\
 struct S { int f; }
 S !v = new S;
-S t = new S;
+S !t = new S;
 if (arg) {
     v.f=2;
     int i=t.f;
@@ -642,7 +642,7 @@ return v;
 fn test_split() {
     let src = "\
 struct S { int f; }
-S s = new S;
+S !s = new S;
 if( arg==0 ) s.f = 1;
 else if (arg == 1) s.f = 1;
 return s.f;
@@ -805,7 +805,7 @@ fn test_lazy_memory_unstored_classes_stay_whole() {
     // B is declared but never made: its classes 3 and 4 are never split
     // off `$mem` (node 8), so the Return's ALLMEM lists class 2 only.
     let code = parse_iterated(
-        "struct A { int x; }\nstruct B { int y; int z; }\nA a = new A;\na.x = arg;\nreturn a;\n",
+        "struct A { int x; }\nstruct B { int y; int z; }\nA !a = new A;\na.x = arg;\nreturn a;\n",
     );
     let expected = [
         "START:                            [[   ]]  ",
@@ -839,7 +839,7 @@ fn test_lazy_memory_phis_only_where_stored() {
     // body was parsed; it was useless and is gone. B's zeroing Store (14)
     // is used only by the ALLMEM, so it sinks to the loop exit.
     let code = parse_iterated(
-        "struct A { int x; }\nstruct B { int y; }\nA !a = new A;\nB b = new B;\nint i = 0;\n\
+        "struct A { int x; }\nstruct B { int y; }\nA !a = new A;\nB !b = new B;\nint i = 0;\n\
          while (i < arg) { i = i + 1; if (i == 3) a.x = a.x + b.y + i; }\nreturn a.x;\n",
     );
     let expected = [

@@ -280,7 +280,7 @@ fn test_no_way_back_to_int() {
 fn test_float_fields() {
     let src = "\
 struct Point { flt x; flt y; int n; }
-Point p = new Point;
+Point !p = new Point;
 p.x = 3;
 p.y = arg;
 while (p.n < 10) {
@@ -309,7 +309,7 @@ return p;
     };
     assert_returns(&code, 0, fresh.clone());
     assert_eq!(fresh.to_string(), "Obj<S> {\n  f=0.0\n}");
-    let code = parse_iterated("struct S { flt f; } S s = new S; return s.f;");
+    let code = parse_iterated("struct S { flt f; } S !s = new S; return s.f;");
     assert_eq!(code.print(), "return 0.0;");
     // A float does not go into an int field: since chapter 17 the store
     // is checked as it is parsed, as in Simple.

@@ -98,7 +98,7 @@ fn test_linked_list1() {
         LINKED_LIST,
         "\
 if( !head ) return 0;
-LLI? next = head.next;
+LLI? !next = head.next;
 if( next==null ) return 1;
 return next.i;
 ",
@@ -136,7 +136,7 @@ return f0.i.f.i.i;
 fn test_null_ref0() {
     let src = "\
 struct N { N next; int i; }
-N n = new N;
+N !n = new N;
 return n.next;
 ";
     let code = parse_iterated(src);
@@ -149,7 +149,7 @@ return n.next;
 fn test_null_ref1() {
     let src = "\
 struct N { N next; int i; }
-N n = new N;
+N !n = new N;
 n.next = new N;
 return n.next;
 ";
@@ -228,7 +228,7 @@ fn test_check_null() {
 struct I {int i;}
 struct P {I pi;}
 P !p1 = new P;
-P p2 = new P;
+P !p2 = new P;
 p2.pi = new I;
 p2.pi.i = 2;
 if (arg) p1 = new P;
@@ -281,11 +281,11 @@ while( k < 7 ) {
     while( 1 ) {
         if( !at ) break;
         if( key < at.key ) {
-            Node? l = at.left;
+            Node? !l = at.left;
             if( !l ) at.left = n;
             at = l;
         } else {
-            Node? r = at.right;
+            Node? !r = at.right;
             if( !r ) at.right = n;
             at = r;
         }
@@ -329,8 +329,8 @@ fn test_self_and_mutual_references() {
     let src = "\
 struct A { B? b; int x; }
 struct B { A? a; int y; }
-A a = new A;
-B b = new B;
+A !a = new A;
+B !b = new B;
 a.b = b;
 b.a = a;
 a.x = 3;
@@ -347,8 +347,8 @@ fn test_cycle_prints() {
     // A cycle of references: the object met again is not shown again.
     let src = "\
 struct N { N? next; int i; }
-N a = new N;
-N b = new N;
+N !a = new N;
+N !b = new N;
 a.next = b;
 b.next = a;
 b.i = arg;
@@ -368,17 +368,17 @@ fn test_loaded_pointers_are_nullable() {
     // starts out null. Narrowing with an `if` makes the access safe.
     let src = "\
 struct N { N next; int i; }
-N n = new N;
+N !n = new N;
 if( arg ) n.next = new N;
 return n.next.i;
 ";
     assert_eq!(error(src), "Might be null accessing 'i'");
     let src = "\
 struct N { N next; int i; }
-N n = new N;
+N !n = new N;
 n.next = new N;
 n.next.i = 7;
-N? m = n.next;
+N? !m = n.next;
 if( m ) return m.i;
 return -1;
 ";
@@ -395,12 +395,12 @@ fn test_forward_declared_variable() {
     // (to the forward struct) to a variable of the full struct deepens it.
     let src = "\
 struct P { Q? q; }
-P p = new P;
+P !p = new P;
 struct Q { int v; }
-Q? q = new Q;
+Q? !q = new Q;
 q.v = arg;
 p.q = q;
-Q? r = p.q;
+Q? !r = p.q;
 if( r ) return r.v;
 return 0;
 ";
@@ -432,10 +432,10 @@ fn test_errors() {
     // null that `new` stored, and tested not null it is nothing at all;
     // without, it is a `B?` whose fields are unknown. (Simple's parser
     // crashes on the second.)
-    let src = "struct A { B? b; }\nA a = new A;\nB? b = a.b;\nif (b) return b.x;\nreturn 0;\n";
+    let src = "struct A { B? b; }\nA !a = new A;\nB? !b = a.b;\nif (b) return b.x;\nreturn 0;\n";
     // (Chapter 17: `b` is the constant null here; no cast makes it more.)
     assert_eq!(error(src), "Accessing unknown field 'x' from 'null'");
-    let src = "struct A { B? b; }\nA a = new A;\nB? b = a.b;\nreturn b.x;\n";
+    let src = "struct A { B? b; }\nA !a = new A;\nB? !b = a.b;\nreturn b.x;\n";
     let mut code = CodeGen::new(src).without_peepholes();
     let message = code.parse().err().map(|e| e.message);
     assert_eq!(

@@ -248,10 +248,10 @@ fn test_load_bug() {
         "\
 struct A { int i; }
 struct B { int i; }
-A a = new A;
-A t1 = new A;
-B b = new B;
-B t2 = new B;
+A !a = new A;
+A !t1 = new A;
+B !b = new B;
+B !t2 = new B;
 int i;
 if (arg) i = a.i;
 else     i = b.i;
@@ -439,7 +439,7 @@ fn test_narrowing_on_assignment() {
     assert_prints("i16 x = 32768; return x;", "return -32768;");
     // A store is cut to its field's type too.
     assert_prints(
-        "struct S { i8 x; u16 y; } S s = new S; s.x = arg; s.y = arg; return s.x + s.y;",
+        "struct S { i8 x; u16 y; } S !s = new S; s.x = arg; s.y = arg; return s.x + s.y;",
         "return ((arg&65535)+((arg<<56)>>56));",
     );
 }

@@ -83,7 +83,7 @@ fn test_jig() {
 fn test_lifetime() {
     let code = parse_iterated(
         "\
-u8[] b = new u8[5];
+u8[] !b = new u8[5];
 if (arg) {
     b[0] = b[0] + 1;
 } else {
@@ -120,7 +120,7 @@ return c;
 fn test_safety_check() {
     let code = parse_iterated(
         "\
-u8[] old = new u8[0];
+u8[] !old = new u8[0];
 u8[] !output = new u8[1];
 int i = 0;
 while (i < old#) {
@@ -137,14 +137,14 @@ return output;
 
 #[test]
 fn test_basic1() {
-    let code = parse_iterated("int[] is = new int[2];\nreturn is[1];\n");
+    let code = parse_iterated("int[] !is = new int[2];\nreturn is[1];\n");
     assert_eq!(code.print(), "return 0;");
     assert_returns(&code, 0, Value::Int(0));
 }
 
 #[test]
 fn test_basic2() {
-    let code = parse_iterated("int[] is = new int[2];\nint[] is2 = new int[2];\nreturn is[1];\n");
+    let code = parse_iterated("int[] !is = new int[2];\nint[] !is2 = new int[2];\nreturn is[1];\n");
     assert_eq!(code.print(), "return 0;");
     assert_returns(&code, 0, Value::Int(0));
 }
@@ -335,14 +335,14 @@ fn test_bad1() {
 #[test]
 fn test_bad2() {
     assert_eq!(
-        error("int[] is = new int[3.14];\nreturn is[1];"),
+        error("int[] !is = new int[3.14];\nreturn is[1];"),
         "Cannot allocate an array with length 3.14"
     );
 }
 
 #[test]
 fn test_bad3() {
-    let code = parse_iterated("int[] is = new int[arg];\nreturn is[1];");
+    let code = parse_iterated("int[] !is = new int[arg];\nreturn is[1];");
     assert_eq!(code.print(), "return 0;");
     assert_returns(&code, 4, Value::Int(0));
     // The Java's load is folded away, so index 1 of an empty array is
@@ -385,15 +385,15 @@ fn array_errors() {
         ("int x = 3;\nreturn x#;", "Expected reference but got 3"),
         ("int x = 3;\nreturn x[0];", "Expected reference but got 3"),
         (
-            "struct S { int x; }\nS s = new S;\nreturn s#;",
+            "struct S { int x; }\nS !s = new S;\nreturn s#;",
             "Accessing unknown field '#' from '*S'",
         ),
         (
-            "struct S { int x; }\nS s = new S;\nreturn s[0];",
+            "struct S { int x; }\nS !s = new S;\nreturn s[0];",
             "Accessing unknown field '[]' from '*S'",
         ),
         (
-            "int[] a = new int[3];\nreturn a.x;",
+            "int[] !a = new int[3];\nreturn a.x;",
             "Accessing unknown field 'x' from '*int[]'",
         ),
         (
@@ -409,7 +409,7 @@ fn array_errors() {
             "Type 1.5f is not of declared type int",
         ),
         (
-            "if (arg) { int[] a = new int[3]; }",
+            "if (arg) { int[] !a = new int[3]; }",
             "Array type 'int[]' must first appear in the top level scope",
         ),
     ] {
@@ -419,7 +419,7 @@ fn array_errors() {
 
 #[test]
 fn array_faults() {
-    let code = parse_iterated("int[] a = new int[arg];\na[arg-1] = 5;\nreturn a[0];\n");
+    let code = parse_iterated("int[] !a = new int[arg];\na[arg-1] = 5;\nreturn a[0];\n");
     assert_returns(&code, 1, Value::Int(5));
     assert_returns(&code, 3, Value::Int(0));
     assert_faults(&code, 0, "Array index -1 out of bounds for length 0");
@@ -431,7 +431,7 @@ fn array_faults() {
     );
     // A load from a new array folds to 0 at any index, as in the Java
     // (`test_bad3`), so the array is written first.
-    let code = parse_iterated("int[] a = new int[3];\na[0] = 1;\nreturn a[arg];\n");
+    let code = parse_iterated("int[] !a = new int[3];\na[0] = 1;\nreturn a[arg];\n");
     assert_returns(&code, 0, Value::Int(1));
     assert_returns(&code, 2, Value::Int(0));
     assert_faults(&code, 3, "Array index 3 out of bounds for length 3");
@@ -480,7 +480,7 @@ fn arrays_of_every_element_type() {
         ("flt", "1.5", "1.5"),
         ("f32", "0.1", "0.10000000149011612"),
     ] {
-        let src = format!("{decl}[] a = new {decl}[arg];\na[1] = {value};\nreturn a[1];\n");
+        let src = format!("{decl}[] !a = new {decl}[arg];\na[1] = {value};\nreturn a[1];\n");
         let code = parse_iterated(&src);
         for (how, outcome) in [
             ("eval", code.eval(2, LOOPS)),
@@ -493,7 +493,7 @@ fn arrays_of_every_element_type() {
         }
     }
     let code = parse_iterated(
-        "struct P { int x; P? next; }\nP?[] ps = new P?[arg];\nps[1] = new P;\nps[1].x = 7;\nreturn ps;\n",
+        "struct P { int x; P? next; }\nP?[] !ps = new P?[arg];\nps[1] = new P;\nps[1].x = 7;\nreturn ps;\n",
     );
     assert_shows(
         &code,
@@ -505,8 +505,9 @@ fn arrays_of_every_element_type() {
 
 #[test]
 fn a_store_out_of_bounds_faults_though_nothing_reads_it() {
-    let code =
-        parse_iterated("int[] a = new int[arg];\na[0] = 2;\na[1] = 3;\nreturn a[0] + a[1] + a#;\n");
+    let code = parse_iterated(
+        "int[] !a = new int[arg];\na[0] = 2;\na[1] = 3;\nreturn a[0] + a[1] + a#;\n",
+    );
     assert_eq!(code.print(), "return (arg+5);");
     assert_returns(&code, 2, Value::Int(7));
     assert_faults(&code, 1, "Array index 1 out of bounds for length 1");
@@ -524,7 +525,7 @@ struct S { int x; flt y; }
 S !s = new S; s.x=99; s.y = 3.14;
 
 // Double-d array of Ss.  Fill in one row.
-S?[]?[] iss = new S?[]?[2];
+S?[]?[] !iss = new S?[]?[2];
 iss[0] = new S?[7];
 iss[0][2] = s;
 

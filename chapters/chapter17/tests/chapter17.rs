@@ -5,6 +5,11 @@
 //! (`parse().iterate()`), compares the printed program and runs its test
 //! evaluator; here both of our evaluators (`eval` on the graph,
 //! `eval_scheduled` on the schedule) must give the expected value.
+//!
+//! Not yet here: the tests that need chapter 16's constructors
+//! (`new S { x=3; }`) or final fields (testVar5, testVar7, testVar11, testVar14,
+//! testVar15, testTrinary2 to 4, testForward0 and 1, testLinkedList2,
+//! sieveOfEratosthenes).
 
 use chapter17::eval::Value;
 use chapter17::{CodeGen, Outcome};
@@ -184,6 +189,14 @@ fn test_var4() {
 }
 
 #[test]
+fn test_var6() {
+    assert_eq!(
+        error("struct S{int x;}; S s=new S; s.x++; return s.x; // Error initializer so x is immutable "),
+        "Cannot modify final field 'x'"
+    );
+}
+
+#[test]
 fn test_var8() {
     check(
         "struct S{int x;}; S !s=new S; s.x++; return s.x; // Ok, has '!' so s.x is mutable ",
@@ -198,6 +211,38 @@ fn test_var9() {
         "struct S{int x;}; var s=new S; s.x++; return s.x; // Ok, has var so s.x is mutable ",
         "return 1;",
         &[(0, 1)],
+    );
+}
+
+#[test]
+fn test_var10() {
+    assert_eq!(
+        error("struct S{int x;}; val s=new S; s.x++; return s.x; // Error, has val so x is immutable "),
+        "Cannot modify final field 'x'"
+    );
+}
+
+#[test]
+fn test_var12() {
+    check(
+        "\
+struct Bar { int x; };
+Bar !bar = new Bar;
+bar.x = 3; // Ok, bar is mutable
+
+struct Foo { Bar? !bar; int y; };
+Foo !foo = new Foo;
+foo.bar = bar; // Ok bar is mutable
+foo.bar.x++;   // Ok foo and foo.bar and foo.bar.x are all mutable
+
+val xfoo = foo;        // Throw away mutability
+int x4 = xfoo.bar.x;   // Ok to read through xfoo, gets 4
+foo.bar.x++;           // Bumps to 5
+int x5 = xfoo.bar.x;   // Ok to read through xfoo, gets 5
+return x4*10+x5;
+",
+        "return 45;",
+        &[(0, 45)],
     );
 }
 

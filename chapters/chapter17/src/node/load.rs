@@ -36,18 +36,20 @@ pub fn new(
 
 pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     let mem = g.in_(n, 1);
-    let ptr = g.in_(n, 2);
+    // Chapter 17: a read-only view of a pointer addresses the same object.
+    let ptr = writable(g, g.in_(n, 2));
     // Load after store, same object: the stored value. Alias classes are
     // exact (one per field), so the field is the same too.
     let off = super::element_offset(g, n);
     if matches!(g.kind(mem), NodeKind::Store { .. })
-        && g.in_(mem, 2) == ptr
+        && writable(g, g.in_(mem, 2)) == ptr
         && super::element_offset(g, mem) == off
     {
-        return Some(g.in_(mem, 3));
+        let value = g.in_(mem, 3);
+        return Some(cast_ro(g, n, value));
     }
     if let Some(found) = look_past(g, n, mem, ptr, off) {
-        return Some(found);
+        return Some(cast_ro(g, n, found));
     }
     // Push the load up through a memory phi:
     //   if (c) p.x = e0; else p.x = e1;  v = p.x;
@@ -117,6 +119,27 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     None
 }
 
+/// The pointer under a read-only view (chapter 17).
+fn writable(g: &Graph, ptr: NodeId) -> NodeId {
+    match g.kind(ptr) {
+        NodeKind::ReadOnly => g.in_(ptr, 1),
+        _ => ptr,
+    }
+}
+
+/// A value found for a load through a read-only pointer is read-only
+/// itself: finality is deep (chapter 17).
+fn cast_ro(g: &mut Graph, n: NodeId, value: NodeId) -> NodeId {
+    let ptr = g.ty(g.in_(n, 2));
+    let t = g.ty(value);
+    if g.types.is_ptr(ptr) && g.types.is_final(ptr) && !g.types.is_final(t) {
+        let ro = super::read_only::new(g, value);
+        peephole(g, ro)
+    } else {
+        value
+    }
+}
+
 /// `ptr` is surely computed before control reaches `region`: a value
 /// anchored (a New, a Phi, a Cast) to control that `region` does not
 /// dominate, or a projection of Start. Anything else may depend on values
@@ -182,7 +205,7 @@ fn look_past(
     loop {
         match g.kind(m) {
             NodeKind::Store { .. } => {
-                let (sptr, soff) = (g.in_(m, 2), super::element_offset(g, m));
+                let (sptr, soff) = (writable(g, g.in_(m, 2)), super::element_offset(g, m));
                 if sptr == ptr && soff == off {
                     return Some(g.in_(m, 3));
                 }

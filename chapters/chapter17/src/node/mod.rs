@@ -30,6 +30,7 @@ mod new;
 mod not;
 mod phi;
 mod proj;
+mod read_only;
 mod region;
 mod return_;
 pub mod round_f32;
@@ -51,6 +52,7 @@ pub use mem_merge::{new as mem_merge_new, slice as mem_merge_slice};
 pub use new::new as new_new;
 pub use phi::new as phi_new;
 pub use proj::{new as proj_new, new_cproj as cproj_new};
+pub use read_only::new as read_only_new;
 pub use return_::new as return_new;
 pub use round_f32::new as round_f32_new;
 pub use scope::ScopeNames;
@@ -96,6 +98,8 @@ pub enum NodeKind {
     MinusF,
     /// An int converted to a float.
     ToFloat,
+    /// A reference seen read-only (chapter 17).
+    ReadOnly,
     /// A comparison of two floats, giving 0 or 1.
     BoolF(BoolOp),
     /// The bitwise operators and the shifts on 64-bit integers (chapter
@@ -255,6 +259,7 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::DivF => "DivF".into(),
         NodeKind::MinusF => "MinusF".into(),
         NodeKind::ToFloat => "ToFloat".into(),
+        NodeKind::ReadOnly => "ReadOnly".into(),
         NodeKind::BoolF(op) => op.float_name().into(),
         NodeKind::And => "And".into(),
         NodeKind::Or => "Or".into(),
@@ -313,6 +318,7 @@ pub fn glabel(g: &Graph, n: NodeId) -> String {
         NodeKind::MulF => "*".into(),
         NodeKind::DivF => "/".into(),
         NodeKind::ToFloat => "(flt)".into(),
+        NodeKind::ReadOnly => "(const)".into(),
         NodeKind::RoundF32 => "(f32)".into(),
         NodeKind::Phi { label, .. } => format!("&phi;_{label}"),
         NodeKind::New { ptr } => {
@@ -370,6 +376,7 @@ pub(crate) fn compute(g: &mut Graph, n: NodeId) -> TypeId {
         NodeKind::DivF => div_f::compute(g, n),
         NodeKind::MinusF => minus_f::compute(g, n),
         NodeKind::ToFloat => to_float::compute(g, n),
+        NodeKind::ReadOnly => read_only::compute(g, n),
         NodeKind::BoolF(op) => bool_op::compute_float(g, n, *op),
         NodeKind::And => bitwise::compute_and(g, n),
         NodeKind::Or => bitwise::compute(g, n, |a, b| a | b),
@@ -417,6 +424,7 @@ fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         NodeKind::Or | NodeKind::Xor => bitwise::idealize(g, n, 0),
         NodeKind::Shl | NodeKind::Sar | NodeKind::Shr => shift::idealize(g, n),
         NodeKind::RoundF32 => round_f32::idealize(g, n),
+        NodeKind::ReadOnly => read_only::idealize(g, n),
         NodeKind::If => if_::idealize(g, n),
         NodeKind::Return => return_::idealize(g, n),
         NodeKind::Stop => stop::idealize(g, n),
@@ -870,6 +878,10 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
             NodeKind::MinusF => print_unary(g, n, "-", out),
             NodeKind::ToFloat => {
                 out.push_str("(flt)");
+                print(g, g.in_(n, 1), out);
+            }
+            NodeKind::ReadOnly => {
+                out.push_str("(const)");
                 print(g, g.in_(n, 1), out);
             }
             NodeKind::And

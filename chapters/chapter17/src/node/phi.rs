@@ -64,9 +64,9 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     if region::in_progress(g, region) || g.types.mem_alias(declared).is_some() {
         return declared;
     }
-    // Start from the top of the declared type's own lattice.
-    let low = g.types.glb(declared);
-    let mut t = g.types.dual(low);
+    // Start from the top of the declared type's own lattice (chapter 17:
+    // its fields as final as declared).
+    let mut t = g.types.lub(declared);
     for i in 1..g.n_ins(n) {
         let path = g.in_(region, i);
         g.add_dep(path, n);

@@ -82,8 +82,9 @@ fn no_use_beyond(g: &mut Graph, n: NodeId, that: NodeId) -> bool {
     false
 }
 
-/// A value that the field cannot hold, unless this is an initial store:
-/// `Cannot store null into field *N next`.
+/// A store through a read-only reference (chapter 17: `Cannot modify
+/// final field 'x'`), or a value that the field cannot hold, unless this
+/// is an initial store: `Cannot store null into field *N next`.
 pub fn error(g: &mut Graph, n: NodeId) -> Option<crate::Error> {
     let NodeKind::Store {
         declared,
@@ -94,6 +95,21 @@ pub fn error(g: &mut Graph, n: NodeId) -> Option<crate::Error> {
     else {
         return None;
     };
+    if let NodeKind::Store { name, .. } = g.kind(n) {
+        let ptr = g.ty(g.in_(n, 2));
+        let types = &g.types;
+        let fin = types.pointee(ptr).is_some_and(|obj| {
+            types
+                .field_index(obj, name)
+                .is_some_and(|i| types.field_is_final(obj, i))
+        });
+        if fin {
+            return Some(crate::Error::new(
+                format!("Cannot modify final field '{name}'"),
+                at as usize,
+            ));
+        }
+    }
     let t = g.ty(g.in_(n, 3));
     if g.types.isa(t, declared) {
         return None;
