@@ -627,3 +627,49 @@ return b[a[(arg + 1) & 3] & 3];",
     assert_returns(&code, 1, Value::Int(0));
     assert_returns(&code, 3, Value::Int(0));
 }
+
+/// Found by `simple fuzz`: the Region cast rewrote, in place, a value the
+/// else arm shares with code outside it. On the else arm of `if (arg)`,
+/// `arg` is 0, but the `arg*3` that arm takes is also the `x` the return
+/// adds: it became `0*3` everywhere, and the program returned 1 for `arg`
+/// 2 (so does Simple's chapter 15). Only a node that nothing but the
+/// arm's path uses is rewritten now. In the fuzzer's program the shared
+/// value was `a4# / 0` with `a4#` (at least 4) cast to 0 on an else arm
+/// that never runs: an empty type, so the index of the store on the then
+/// arm folded to a constant of no value, which the evaluators took for
+/// offset 0 (`Array index -1 out of bounds for length 4`).
+#[test]
+fn test_region_cast_leaves_shared_values_alone() {
+    let code = parse_iterated(
+        "int x = arg * 3;\nint r = 0;\nif (arg) r = 1; else r = x;\nreturn r + x;\n",
+    );
+    assert_eq!(code.print(), "return (Phi(Region18,1,(arg*3))+Mul);");
+    assert_returns(&code, 0, Value::Int(0));
+    assert_returns(&code, 2, Value::Int(7));
+    let code = parse_iterated(
+        "struct S0 { u8 f0; }
+S0? p0 = null;
+S0?[] a4 = new S0?[4 + (arg & 3)];
+int c5 = 0;
+while (c5 < a4#) {
+  a4[c5] = new S0;
+  c5 = c5 + 1;
+}
+S0 p6 = new S0;
+i16 v7 = a4# / 0;
+if (a4#) {
+  int c9 = 0;
+  while (c9 < 4) {
+    a4[v7 - p6.f0 & 3] = p0;
+    c9 = c9 + 1;
+  }
+} else {
+  p0 = a4[v7 | arg & 3];
+}
+",
+    );
+    assert_eq!(code.print(), "return 0;");
+    for arg in 0..4 {
+        assert_returns(&code, arg, Value::Int(0));
+    }
+}
