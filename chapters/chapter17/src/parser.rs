@@ -6,22 +6,25 @@
 //!
 //! ```text
 //! program    : statement*
-//! statement  : 'return' expr ';' | type id ['=' expr] ';'
-//!            | id '=' expr ';' | expr ';'
-//!            | 'struct' struct_name '{' (type id ';')* '}'
-//!            | '{' statement* '}' | 'if' '(' expr ')' statement ['else' statement]
-//!            | 'while' '(' expr ')' statement | 'break' ';' | 'continue' ';'
-//!            | '#showGraph' ';' | ';'
-//! expr       : comparison (('&' | '|' | '^') comparison)*
+//! statement  : 'return' asgn ';' | decl_stmt
+//!            | 'struct' struct_name '{' (type ['!'] id ';')* '}'
+//!            | '{' statement* '}' | 'if' '(' asgn ')' statement ['else' statement]
+//!            | 'while' '(' asgn ')' statement
+//!            | 'for' '(' (';' | decl_stmt) [asgn] ';' [asgn] ')' statement
+//!            | 'break' ';' | 'continue' ';' | '#showGraph' ';' | ';'
+//! decl_stmt  : type ['!'] id ['=' asgn] (',' ['!'] id ['=' asgn])* ';' | asgn ';'
+//! asgn       : id '=' asgn | expr
+//! expr       : bitwise ['?' asgn [':' asgn]]
+//! bitwise    : comparison (('&' | '|' | '^') comparison)*
 //! comparison : shift (('==' | '!=' | '<' | '<=' | '>' | '>=') shift)*
 //! shift      : additive (('<<' | '>>>' | '>>') additive)*
 //! additive   : multiplicative (('+' | '-') multiplicative)*
 //! multiplicative : unary (('*' | '/') unary)*
-//! unary      : '-' unary | '!' unary | postfix
-//! postfix    : primary ('.' id)* ['=' expr]
-//! primary    : number | 'true' | 'false' | 'null' | 'new' struct_name | id
-//!            | '(' expr ')'
-//! type       : prim_type ['?'] | struct_name ['?']
+//! unary      : ('++' | '--') id | '-' unary | '!' unary | postfix
+//! postfix    : primary ('.' id | '[' asgn ']' | '#')* ['=' asgn | '++' | '--']
+//! primary    : number | 'true' | 'false' | 'null' | 'new' type ['[' asgn ']']
+//!            | id [('+=' | '-=' | '*=' | '/=') asgn | '++' | '--'] | '(' asgn ')'
+//! type       : (prim_type | 'var' | 'val' | struct_name) ('?' | '[]')*
 //! prim_type  : 'int' | 'i64' | 'i32' | 'i16' | 'i8' | 'u32' | 'u16' | 'u8'
 //!            | 'byte' | 'u1' | 'bool' | 'flt' | 'f64' | 'f32'
 //! ```
@@ -74,6 +77,19 @@
 //! class. `new T[n]` makes one; `a[i]` loads or stores the element at
 //! byte offset `(i<<scale)+base`, from the array's layout; `a#` loads the
 //! length.
+//!
+//! Chapter 17 brings syntax sugar and mutability. Assignments are
+//! expressions ([`Parser::parse_asgn`]); after a variable come `x++`,
+//! `x--` and `x op= e`, before it `++x` and `--x`, after a field or
+//! element `p.f++` and `a[i]--`; `c ? a : b` shares its arms' code with
+//! `if` ([`Parser::parse_trinary`]); `for` shares `while`'s loop and
+//! parses its step after the body by moving the lexer back to it. `var`
+//! and `val` take their value's type; a `val`, or a reference declared
+//! with a value and no `!`, is final, and a final reference is read-only
+//! all the way down (a `ReadOnly` node). Every expression node goes
+//! through [`Parser::peep`], which swaps in what the guards of the
+//! enclosing tests know about it (see `node::scope`).
+//!
 //! Recursion is guarded: the machine stack grows on demand and nesting past
 //! [`MAX_NESTING`] levels is an error, not a crash.
 

@@ -360,3 +360,52 @@ fn test_for5() {
         "Syntax error, expected Unexpected code after expression: ;"
     );
 }
+
+// ---------------------------------------------------------------------------
+// Not in the Java tests: the other compound assignments, assignments as
+// expressions, and what the lexer does not take for an increment.
+
+#[test]
+fn test_compound_assignments() {
+    check(
+        "int x = arg; x -= 2; x *= 3; x /= 2; return x;",
+        "return (((arg-2)*3)/2);",
+        &[(4, 3), (0, -3)],
+    );
+    check(
+        "int i; int j; i = j = arg; return i + j;",
+        "return (arg*2);",
+        &[(5, 10)],
+    );
+    // `--` before no variable is two minuses; `--1` after one is `- -1`.
+    check("return --12;", "return 12;", &[(0, 12)]);
+    check("return arg--1;", "return (arg--1);", &[(2, 3)]);
+    // A narrow variable wraps.
+    check("u8 b = 255; b += 2; return b;", "return 1;", &[(0, 1)]);
+    // A float takes an int operand converted (Simple's chapter 18 does so).
+    let code = parse_iterated("flt f = 1.5; f += 1; return f;");
+    assert_eq!(code.print(), "return 2.5;");
+    assert_eq!(error("int x; x &= 1; return x;"), "Not yet implemented");
+    assert_eq!(
+        error("val x = 1; x += 1; return x;"),
+        "Cannot reassign final 'x'"
+    );
+    assert_eq!(
+        error("val x = 1; ++x; return x;"),
+        "Cannot reassign final 'x'"
+    );
+    assert_eq!(
+        error("val x = 1; x = 2; return x;"),
+        "Cannot reassign final 'x'"
+    );
+}
+
+#[test]
+fn test_for_with_continue() {
+    // `continue` runs the step: the odd numbers below `arg`.
+    check(
+        "int sum = 0; for (int i = 0; i < arg; i++) { if ((i & 1) == 0) continue; sum += i; } return sum;",
+        "return Phi(Loop,0,Phi(Region,Phi_sum,(Phi_sum+Phi(Loop,0,(Phi_i+1)))));",
+        &[(6, 9), (0, 0)],
+    );
+}
