@@ -411,7 +411,8 @@ impl<'a> Parser<'a> {
                 let rt = self.graph.ty(rhs);
                 let lhs = self.widen_to(lhs, rt);
                 self.graph.keep(lhs);
-                self.graph.unkeep(rhs);
+                // Both stay kept through the merge, whose phis may
+                // rewrite the nodes they take.
                 Some((lhs, rhs))
             }
             _ => None,
@@ -426,6 +427,7 @@ impl<'a> Parser<'a> {
                 let (lt, rt) = (self.graph.ty(lhs), self.graph.ty(rhs));
                 let declared = self.graph.types.meet(lt, rt);
                 self.graph.unkeep(lhs);
+                self.graph.unkeep(rhs);
                 let phi = phi_new(&mut self.graph, "", declared, r, &[lhs, rhs]);
                 self.peep(phi)
             }

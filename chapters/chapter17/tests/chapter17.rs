@@ -409,3 +409,21 @@ fn test_for_with_continue() {
         &[(6, 9), (0, 0)],
     );
 }
+
+#[test]
+fn test_trinary_arms_rewritten_by_the_merge() {
+    // Not in the Java tests (Simple's chapter 17 fails on it with a
+    // NullPointerException). Both arms assign `arg`; the merge's phi for
+    // `arg` pulls the two Adds down, and the arm values must outlive it
+    // (found by a random-program run: a killed node reached the `?:` phi).
+    check(
+        "int a=arg; return 0<arg?(arg=a+1):--arg;",
+        "return (arg+Phi(Region,1,-1));",
+        &[(0, -1), (3, 4)],
+    );
+    check(
+        "int a=arg; 0<arg?(arg=a+1):--arg; return arg;",
+        "return (arg+Phi(Region,1,-1));",
+        &[(0, -1), (3, 4)],
+    );
+}
