@@ -604,6 +604,9 @@ impl Types {
         // Chapter 15: an array, as Simple's sample has (`flt[]`).
         let ary = self.array(Self::FLT_BOT).expect("floats make an array");
         let ary_ptr = self.ptr(ary, true);
+        // Chapter 16: Start's tuple (control, memory, `arg`), longer than
+        // the other tuple: tuples of different lengths meet at bottom.
+        let start = self.tuple(&[Self::CTRL, Self::MEM_TOP, Self::INT_BOT]);
         let mut ts = vec![
             Self::BOTTOM,
             Self::CTRL,
@@ -628,6 +631,7 @@ impl Types {
             tuple,
             ary,
             ary_ptr,
+            start,
         ];
         let duals: Vec<TypeId> = ts.iter().map(|&t| self.dual(t)).collect();
         ts.extend(duals);

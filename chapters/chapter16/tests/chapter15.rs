@@ -544,3 +544,69 @@ return rez;
     // `.y` first (chapter 15 reported the `[]` first in the source).
     assert_eq!(error(src), "Might be null accessing 'y'");
 }
+
+// Chapter 16's new tests of this class.
+
+#[test]
+fn test_progress() {
+    let code = parse_iterated(
+        "\
+i8 v1=0&0;
+u8 v2=0;
+byte v4=0;
+if(0) {}
+while(v2<0) {
+    v4=0-v1;
+    break;
+}
+int v5=0&0;
+while(v5+(0&0)) {
+    int v7=0&0;
+    while(v7)
+        v4=0>>>v5;
+    while(v1)
+        return 0;
+}
+return v1;
+",
+    );
+    assert_eq!(code.print(), "return 0;");
+    assert_returns(&code, 0, Value::Int(0));
+}
+
+#[test]
+fn test_sharp_not() {
+    let code = parse_iterated(
+        "\
+if(0>>0) {}
+while(0) {}
+u32 v7=0;
+int v8=0;
+while(0<--1>>>---(v7*0==v8)) {}
+",
+    );
+    assert_eq!(code.print(), "return 0;");
+}
+
+#[test]
+fn test_progress2() {
+    let code = parse_iterated(
+        "\
+if(1) {}
+else {
+        while(arg>>>0&0>>>0) {}
+    byte v3=0>>>0;
+                while(0) {}
+        int v7=0>>>0;
+        while(v7<0>>>0) {
+                    while(0+v7<=0) if(1) arg=-12;
+            if(arg) {
+                v3=arg+v3+0;
+                arg=0;
+            }
+        }
+}
+",
+    );
+    assert_eq!(code.print(), "return 0;");
+}
