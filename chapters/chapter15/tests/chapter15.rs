@@ -673,3 +673,28 @@ if (a4#) {
         assert_returns(&code, arg, Value::Int(0));
     }
 }
+
+/// Found by `simple fuzz` (in a debug build, where `set_type` asserts that
+/// a type only ever rises): in the arm of an `if` that never runs, the
+/// pointer of the load `a#` went dead, its type rising to `Top`. The load
+/// narrowed its type by what its memory holds (`[0-4]`: the New's zero,
+/// then the length 4) only through a pointer known to be a non-null
+/// reference, which `Top` is not, so its type fell back to the declared
+/// `int`. A dead pointer is never null either, and dead memory holds
+/// nothing: the load keeps narrowing, and its type keeps rising.
+#[test]
+fn test_load_through_a_dead_pointer_keeps_its_type() {
+    let code = parse_iterated(
+        "u1[] a = new u1[4];
+int c = 0;
+if (arg < arg) {
+  while (c < 5) c = a[arg & 3];
+  while (c < a#) c = c + 1;
+}
+return c;",
+    );
+    assert_eq!(code.print(), "return 0;");
+    for arg in 0..3 {
+        assert_returns(&code, arg, Value::Int(0));
+    }
+}

@@ -40,6 +40,12 @@ pub fn new(
 /// The field's type, narrowed by what the memory slice read can hold
 /// (chapter 15: memory is typed by its contents). Through a pointer that
 /// may be null the load is an error anyway, and keeps its declared type.
+///
+/// Both tests must hold as the inputs' types rise, or the load's type
+/// would fall: a pointer that goes dead (a high type, `Top`) is no longer
+/// a non-null pointer, but a dead pointer cannot be null either, so it
+/// still narrows; and memory that goes dead is no longer a slice of the
+/// class, but holds nothing ([`Types::held_in`]), so the load is dead too.
 pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     let NodeKind::Load {
         alias, declared, ..
@@ -49,10 +55,11 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     };
     let mt = g.ty_opt(g.in_(n, 1));
     let pt = g.ty_opt(g.in_(n, 2));
-    let not_null = pt.is_some_and(|t| g.types.is_ptr(t) && !g.types.is_nullable(t));
+    let not_null =
+        pt.is_some_and(|t| g.types.is_high(t) || g.types.is_ptr(t) && !g.types.is_nullable(t));
     match mt {
-        Some(mt) if not_null && g.types.mem_alias(mt) == Some(alias) => {
-            let held = g.types.mem_contents(mt).unwrap_or(Types::BOTTOM);
+        Some(mt) if not_null => {
+            let held = g.types.held_in(mt, alias);
             if held == declared {
                 declared
             } else {
