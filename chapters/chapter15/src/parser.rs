@@ -1135,7 +1135,10 @@ impl<'a> Parser<'a> {
                     self.graph.keep(expr);
                     let value = self.parse_expression();
                     self.graph.unkeep(expr);
-                    self.graph.unkeep(off);
+                    // The offset stays kept until the store takes it:
+                    // converting the value may free a constant equal to it
+                    // (`p.f1 = 8 - p.f2` into a `flt` at offset 8: the int
+                    // 8 gives way to 8.0, and the offset 8 died with it).
                     let value = self.store_value(value?, info.ty, idx);
                     let ctrl = self.ctrl();
                     let mem = self.memory(alias);
@@ -1147,6 +1150,7 @@ impl<'a> Parser<'a> {
                     };
                     let st = store_new(&mut self.graph, field, at, ctrl, mem, expr, value);
                     self.graph.add_def(st, Some(off));
+                    self.graph.unkeep(off);
                     let st = self.peephole(st);
                     scope::update(&mut self.graph, self.scope, &mem_name(alias), st);
                     // Chapter 15: the value of `p.f = e` is the value stored.

@@ -698,3 +698,22 @@ return c;",
         assert_returns(&code, arg, Value::Int(0));
     }
 }
+
+/// Found by `simple fuzz` (seed 3812, a panic in global code motion on a
+/// dead node without inputs): the parser let go of a field store's offset
+/// (the constant 8 of `p.f`) before converting the value stored. The value
+/// `8 - p.g` folds to the int constant 8, the same node as the offset;
+/// converted for the `flt` field to 8.0, it was no longer used and was
+/// killed, and the store took the dead node as its offset. The offset now
+/// stays kept until the store takes it.
+#[test]
+fn test_store_offset_survives_the_value_conversion() {
+    let code = parse_iterated(
+        "struct S { int i; flt f; int g; }
+S p = new S;
+p.f = 8 - p.g;
+return p.f;",
+    );
+    assert_eq!(code.print(), "return 8.0;");
+    assert_returns(&code, 0, Value::Float(8.0));
+}
