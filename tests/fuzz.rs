@@ -24,10 +24,22 @@ fn the_generator_is_deterministic_and_varied() {
     assert_ne!(fuzz::generate(42), fuzz::generate(43));
     // Every feature shows up somewhere in the first programs.
     let text: String = (0..200).map(fuzz::generate).collect();
-    for word in [
+    let mut words = vec![
         "while", "if", "else", "break", "continue", "int", "/", "<=", "struct", "new", "null", "?",
-        ".f1 =", "==", "flt ", "1.25",
-    ] {
+        ".f1 =", "==", "flt ", "1.25", "u8 ", "<<", "S1? f",
+    ];
+    // Each chapter's additions, as far as the latest chapter goes.
+    let since: [(u32, &[&str]); 3] = [
+        (15, &["int[] ", "flt[] ", "?[] ", "] = ", "#) {", "#] = "]),
+        (16, &["};", "new S0 { f", " = arg + "]),
+        (17, &["for (", "++", "+= ", "*= ", " ? ", "var ", "!p"]),
+    ];
+    for (chapter, more) in since {
+        if simple::LATEST >= chapter {
+            words.extend(more);
+        }
+    }
+    for word in words {
         assert!(text.contains(word), "no {word} in 200 programs");
     }
 }
