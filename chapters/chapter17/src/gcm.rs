@@ -59,7 +59,7 @@
 //! block (Simple's `IRPrinter.prettyPrintScheduled`).
 
 use crate::graph::{Graph, NodeId};
-use crate::node::{is_cfg, label, mem_merge_slice, NodeKind};
+use crate::node::{element_offset, is_cfg, label, mem_merge_slice, never_overlaps, NodeKind};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::cmp::Reverse;
@@ -963,8 +963,14 @@ impl Late {
         let users: UsersCopy = g.outputs(mem).iter().copied().collect();
         for u in users {
             match g.kind(u) {
-                // A Store to another class leaves this one as it was.
-                NodeKind::Store { alias: a, .. } if *a == alias => {
+                // A Store to another class leaves this one as it was, and
+                // so does one the Load's own peephole proved elsewhere (the
+                // Load may read a state from before it, and its address
+                // may even be computed from a load after it).
+                NodeKind::Store { alias: a, .. }
+                    if *a == alias
+                        && !never_overlaps(g, g.in_(load, 2), element_offset(g, load), u) =>
+                {
                     // Placed already, memory users going first; make sure.
                     self.visit(g, s, u);
                     let Some(st_blk) = self.late[u.nid() as usize] else {

@@ -186,14 +186,7 @@ fn look_past(
                 if sptr == ptr && soff == off {
                     return Some(g.in_(m, 3));
                 }
-                let disjoint = if sptr == ptr {
-                    let a = off.and_then(|o| g.types.int_value(g.ty(o)));
-                    let b = soff.and_then(|o| g.types.int_value(g.ty(o)));
-                    matches!((a, b), (Some(a), Some(b)) if a != b)
-                } else {
-                    is_new(g, sptr) && is_new(g, ptr)
-                };
-                if !disjoint {
+                if !never_overlaps(g, ptr, off, m) {
                     break;
                 }
                 m = g.in_(m, 1);
@@ -214,6 +207,23 @@ fn look_past(
         return Some(n);
     }
     None
+}
+
+/// Store `st` provably writes somewhere other than what a load through
+/// `ptr` at element offset `off` reads: another constant offset of the
+/// same array, or another object when both come from a New. The load
+/// walks past such a store, and global code motion need not keep the load
+/// ahead of it.
+pub fn never_overlaps(g: &Graph, ptr: NodeId, off: Option<NodeId>, st: NodeId) -> bool {
+    let is_new = |p: NodeId| matches!(g.kind(p), NodeKind::New { .. });
+    let (sptr, soff) = (g.in_(st, 2), super::element_offset(g, st));
+    if sptr == ptr {
+        let a = off.and_then(|o| g.types.int_value(g.ty(o)));
+        let b = soff.and_then(|o| g.types.int_value(g.ty(o)));
+        matches!((a, b), (Some(a), Some(b)) if a != b)
+    } else {
+        is_new(sptr) && is_new(ptr)
+    }
 }
 
 /// Arm `idx` of the memory phi is a store to the same object.

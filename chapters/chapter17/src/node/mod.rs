@@ -20,6 +20,7 @@ mod div;
 mod div_f;
 mod if_;
 mod load;
+pub use load::never_overlaps;
 mod loop_;
 mod mem_merge;
 mod minus;
