@@ -73,7 +73,10 @@
 //! it, a struct with a length `#` and a body `[]`, each its own alias
 //! class. `new T[n]` makes one; `a[i]` loads or stores the element at
 //! byte offset `(i<<scale)+base`, from the array's layout; `a#` loads the
-//! length.
+//! length. A field's load or store carries its constant offset too. `new`
+//! makes a multi-node New ([`Parser::new_struct`]) that takes the current
+//! slice of each field's class and each field's initial value, and gives
+//! back each slice with the new object's field set, and the pointer.
 //! Recursion is guarded: the machine stack grows on demand and nesting past
 //! [`MAX_NESTING`] levels is an error, not a crash.
 
@@ -83,7 +86,7 @@ use crate::graph::{Graph, NodeId};
 use crate::lexer::Lexer;
 use crate::node::{
     self, cproj_new, if_new, load_new, loop_new, mem_merge_new, new_new, proj_new, return_new,
-    round_f32_new, scope, store_new, BoolOp, NodeKind, StoreField,
+    round_f32_new, scope, store_new, BoolOp, NewFields, NodeKind, StoreField,
 };
 use crate::types::{TypeId, Types, PRIMITIVE_TYPES};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -156,7 +159,7 @@ impl<'a> Parser<'a> {
         };
         let scope = scope::new(&mut graph);
         // Chapter 16: Start always hands in memory, whole, before `arg`.
-        let args = graph.types.tuple(&[Types::CTRL, Types::MEM_BOT, arg_type]);
+        let args = graph.types.tuple(&[Types::CTRL, Types::MEM_TOP, arg_type]);
         node::start_new(&mut graph, args);
         let stop = node::stop_new(&mut graph);
         // The constant 0 and dead control, shared by the whole program.
@@ -1062,8 +1065,13 @@ impl<'a> Parser<'a> {
                 access.to_owned()
             };
             // In dead code (after a `return`) nothing is checked, as in
-            // Simple's chapter 16: the access is parsed and dropped.
+            // Simple's chapter 16: the access is parsed and dropped, and
+            // so is the object, if nothing else holds it (a New left in
+            // the graph would still allocate when the schedule runs).
             if self.graph.ty(self.ctrl()) == Types::XCTRL {
+                if self.graph.is_unused(expr) {
+                    self.graph.kill(expr);
+                }
                 if access == "[]" {
                     self.parse_expression()?;
                     self.require("]")?;
@@ -1097,20 +1105,25 @@ impl<'a> Parser<'a> {
             };
             let alias = info.first_alias + idx as u32;
             let declared = self.graph.types.field_type(info.ty, idx);
-            // An element's byte offset: `(i<<scale)+base`, from the layout.
-            let off = if access == "[]" {
+            // An element's byte offset: `(i<<scale)+base`, from the layout;
+            // a field's is a constant, from the layout too.
+            let element = access == "[]";
+            let off = if element {
                 self.graph.keep(expr);
                 let index = self.parse_expression();
                 self.graph.unkeep(expr);
                 let index = index?;
                 self.require("]")?;
-                Some(self.element_offset(info.ty, index))
+                self.element_offset(info.ty, index)
             } else {
-                None
+                let at = self
+                    .graph
+                    .types
+                    .struct_layout(info.ty)
+                    .map_or(0, |l| l.offsets[idx]);
+                self.constant(at.into())
             };
-            if let Some(off) = off {
-                self.graph.keep(off);
-            }
+            self.graph.keep(off);
             if self.lexer.matches("=") {
                 if self.lexer.peek_is('=') {
                     // It was `==`: put the first '=' back.
@@ -1120,9 +1133,10 @@ impl<'a> Parser<'a> {
                     self.graph.keep(expr);
                     let value = self.parse_expression();
                     self.graph.unkeep(expr);
-                    if let Some(off) = off {
-                        self.graph.unkeep(off);
-                    }
+                    // The offset stays kept until the store takes it:
+                    // converting the value may free a constant equal to it
+                    // (`p.f1 = 8 - p.f2` into a `flt` at offset 8: the int
+                    // 8 gives way to 8.0, and the offset 8 died with it).
                     let value = self.store_value(value?, info.ty, idx);
                     let ctrl = self.ctrl();
                     let mem = self.memory(alias);
@@ -1130,21 +1144,17 @@ impl<'a> Parser<'a> {
                         name: &name,
                         alias,
                         declared,
-                        init: false,
                     };
                     let st = store_new(&mut self.graph, field, at, ctrl, mem, expr, value);
-                    if off.is_some() {
-                        self.graph.add_def(st, off);
-                    }
+                    self.graph.add_def(st, Some(off));
+                    self.graph.unkeep(off);
                     let st = self.peephole(st);
                     self.set_memory(alias, st);
                     // Chapter 15: the value of `p.f = e` is the value stored.
                     return Ok(value);
                 }
             }
-            if let Some(off) = off {
-                self.graph.unkeep(off);
-            }
+            self.graph.unkeep(off);
             // A pointer loaded may be null, whatever the field says: every
             // reference field starts out null. And it points to the struct
             // as declared by now, as a pointer made by `new` does: a loop
@@ -1160,8 +1170,8 @@ impl<'a> Parser<'a> {
             let declared = self.deepen(declared);
             let mem = self.memory(alias);
             let load = load_new(&mut self.graph, &name, alias, declared, at, mem, expr);
-            if off.is_some() {
-                self.graph.add_def(load, off);
+            self.graph.add_def(load, Some(off));
+            if element {
                 // An element is read no earlier than where the program reads
                 // it: its index may be valid only there (Simple's stand-in
                 // for a range check).
@@ -1254,7 +1264,13 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
-        let ptr = self.new_struct(info, &values);
+        let size = self
+            .graph
+            .types
+            .struct_layout(info.ty)
+            .map_or(0, |l| l.size);
+        let size = self.constant(size.into());
+        let ptr = self.new_struct(info, size, &values);
         if block {
             self.graph.keep(ptr);
             scope::pop(&mut self.graph, self.scope);
@@ -1263,33 +1279,46 @@ impl<'a> Parser<'a> {
         Ok(ptr)
     }
 
-    /// `new S` with its fields' first `values`: a New, then a Store of each
-    /// value into its field.
-    fn new_struct(&mut self, info: StructInfo, values: &[NodeId]) -> NodeId {
+    /// `new S` of `size` bytes with its fields' initial `values`: a New
+    /// taking the current slice of each field's alias class and those
+    /// values, whose projections are the new state of each class (the new
+    /// object's field holding its value) and the pointer.
+    fn new_struct(&mut self, info: StructInfo, size: NodeId, values: &[NodeId]) -> NodeId {
         let ptr = self.graph.types.ptr(info.ty, false);
+        let count = self.graph.types.field_count(info.ty) as u32;
+        self.graph.keep(size);
+        for &v in values {
+            self.graph.keep(v);
+        }
+        // Looking a slice up may make a loop's lazy phi: field order.
+        let mems: Vec<NodeId> = (info.first_alias..info.first_alias + count)
+            .map(|alias| {
+                let m = self.memory(alias);
+                self.graph.keep(m);
+                m
+            })
+            .collect();
+        for &n in mems.iter().chain(values) {
+            self.graph.unkeep(n);
+        }
+        self.graph.unkeep(size);
         let ctrl = self.ctrl();
-        let n = new_new(&mut self.graph, ptr, ctrl);
+        let fields = NewFields {
+            mems: &mems,
+            inits: values,
+        };
+        let n = new_new(&mut self.graph, ptr, info.first_alias, ctrl, size, fields);
         let n = self.peephole(n);
         self.graph.keep(n);
-        let at = self.lexer.pos();
-        for (idx, &init) in values.iter().enumerate() {
-            let obj = info.ty;
-            let alias = info.first_alias + idx as u32;
-            let name = self.graph.types.field_name(obj, idx);
-            let declared = self.graph.types.field_type(obj, idx);
-            let mem = self.memory(alias);
-            let ctrl = self.ctrl();
-            let field = StoreField {
-                name: &name,
-                alias,
-                declared,
-                init: true,
-            };
-            let st = store_new(&mut self.graph, field, at, ctrl, mem, n, init);
-            let st = self.peephole(st);
-            self.set_memory(alias, st);
+        for i in 0..count {
+            let proj = proj_new(&mut self.graph, n, i as usize + 2, "");
+            let proj = self.peephole(proj);
+            self.set_memory(info.first_alias + i, proj);
         }
-        self.graph.unkeep(n)
+        let p = proj_new(&mut self.graph, n, 1, "");
+        let p = self.peephole(p);
+        self.graph.unkeep(n);
+        p
     }
 
     /// `number | '(' expr ')' | 'true' | 'false' | id`
@@ -1379,31 +1408,38 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// `new T[len]`: a New of the array type with its length as input,
-    /// then a Store of the length into `#`. The elements are not stored:
-    /// a new array is all zeros (or nulls), which is what a load of an
-    /// element no store wrote gives.
+    /// `new T[len]`: a New of `base + (len << scale)` bytes, whose fields
+    /// start out as the length and, for every element, its type's zero.
     fn new_array(&mut self, info: StructInfo, len: NodeId) -> Parsed {
-        let ptr = self.graph.types.ptr(info.ty, false);
-        let ctrl = self.ctrl();
-        let n = new_new(&mut self.graph, ptr, ctrl);
-        self.graph.add_def(n, Some(len));
-        let n = self.peephole(n);
-        self.graph.keep(n);
-        let at = self.lexer.pos();
-        let alias = info.first_alias;
-        let mem = self.memory(alias);
-        let ctrl = self.ctrl();
-        let field = StoreField {
-            name: "#",
-            alias,
-            declared: Types::INT_BOT,
-            init: true,
-        };
-        let st = store_new(&mut self.graph, field, at, ctrl, mem, n, len);
-        let st = self.peephole(st);
-        self.set_memory(alias, st);
-        Ok(self.graph.unkeep(n))
+        self.graph.keep(len);
+        let layout = self
+            .graph
+            .types
+            .struct_layout(info.ty)
+            .expect("an array has a layout");
+        let base = self.constant(layout.offsets[1].into());
+        self.graph.keep(base);
+        let scale = self.constant(layout.scale.into());
+        let shl = self
+            .graph
+            .add_node(NodeKind::Shl, vec![None, Some(len), Some(scale)]);
+        let shl = self.peephole(shl);
+        self.graph.unkeep(base);
+        let size = self
+            .graph
+            .add_node(NodeKind::Add, vec![None, Some(base), Some(shl)]);
+        let size = self.peephole(size);
+        self.graph.keep(size);
+        let zero = self
+            .graph
+            .types
+            .make_init(self.graph.types.field_type(info.ty, 1))
+            .expect("an element has a zero");
+        let zero = node::new_constant(&mut self.graph, zero);
+        let zero = self.peephole(zero);
+        self.graph.unkeep(size);
+        self.graph.unkeep(len);
+        Ok(self.new_struct(info, size, &[len, zero]))
     }
 
     fn constant(&mut self, value: i64) -> NodeId {

@@ -82,8 +82,10 @@ pub enum Type {
     Flt(Flt),
     /// A fixed-size collection of unrelated types, e.g. the values of `Start`.
     Tuple(Box<[TypeId]>),
-    /// A slice of memory.
-    Mem(Alias),
+    /// A slice of memory and the meet of every value it may hold
+    /// (chapter 15: memory is typed by its contents). `MEM#2:0` is the
+    /// slice of class 2 holding only zeros, as a `new` leaves it.
+    Mem(Alias, TypeId),
     /// A pointer to a struct (`obj` is a [`Type::Struct`]), perhaps null.
     MemPtr { obj: TypeId, nil: bool },
     /// A struct: a name and its [`Type::Field`]s, in declaration order, or
@@ -352,8 +354,8 @@ impl Types {
                 Type::Tuple([Self::XCTRL, Self::CTRL].into()),
                 Self::IF_FALSE,
             ),
-            (Type::Mem(Alias::Top), Self::MEM_TOP),
-            (Type::Mem(Alias::Bot), Self::MEM_BOT),
+            (Type::Mem(Alias::Top, Self::TOP), Self::MEM_TOP),
+            (Type::Mem(Alias::Bot, Self::BOTTOM), Self::MEM_BOT),
             (Self::struct_type("$TOP"), Self::STRUCT_TOP),
             (Self::struct_type("$BOT"), Self::STRUCT_BOT),
             (Self::ptr_type(Self::STRUCT_BOT, true), Self::PTR_BOT),
@@ -439,9 +441,35 @@ impl Types {
         Type::MemPtr { obj, nil }
     }
 
-    /// The memory slice of alias class `alias`.
+    /// The memory slice of alias class `alias`, holding anything.
     pub fn mem(&mut self, alias: u32) -> TypeId {
-        self.intern(Type::Mem(Alias::Slice(alias)))
+        self.intern(Type::Mem(Alias::Slice(alias), Self::BOTTOM))
+    }
+
+    /// The memory slice of alias class `alias` whose values are all of
+    /// type `contents`.
+    pub fn mem_of(&mut self, alias: u32, contents: TypeId) -> TypeId {
+        self.intern(Type::Mem(Alias::Slice(alias), contents))
+    }
+
+    /// What memory of type `t` holds in alias class `alias`: what its slice
+    /// of that class says; nothing (top) for memory where nothing was
+    /// stored yet (Start's) or dead; anything (bottom) for all of memory.
+    pub fn held_in(&self, t: TypeId, alias: u32) -> TypeId {
+        match self.get(t) {
+            Type::Top | Type::Mem(Alias::Top, _) => Self::TOP,
+            Type::Mem(Alias::Slice(a), held) if *a == alias => *held,
+            _ => Self::BOTTOM,
+        }
+    }
+
+    /// What a memory type says its values are: for the whole memory, top
+    /// if nothing was stored yet (Start's), else bottom.
+    pub fn mem_contents(&self, id: TypeId) -> Option<TypeId> {
+        match self.get(id) {
+            Type::Mem(_, t) => Some(*t),
+            _ => None,
+        }
     }
 
     /// A pointer to struct `obj`; `nil` if it may be null.
@@ -567,13 +595,13 @@ impl Types {
     /// The alias class of a memory slice type.
     pub fn mem_alias(&self, id: TypeId) -> Option<u32> {
         match self.get(id) {
-            Type::Mem(Alias::Slice(a)) => Some(*a),
+            Type::Mem(Alias::Slice(a), _) => Some(*a),
             _ => None,
         }
     }
 
     pub fn is_mem(&self, id: TypeId) -> bool {
-        matches!(self.get(id), Type::Mem(_))
+        matches!(self.get(id), Type::Mem(..))
     }
 
     /// `a` is at least as precise as `b`: `meet(a, b) == b`.
@@ -592,13 +620,32 @@ impl Types {
         }
     }
 
+    /// `t` known not to be zero (or null), as on the true arm of `if (x)`
+    /// (chapter 15): an int range starting or ending at 0 loses the 0, a
+    /// pointer is not null (`*void`, joined with it by a Cast); anything
+    /// else stays as low as its kind.
+    pub fn non_zero(&mut self, t: TypeId) -> TypeId {
+        match self.get(t).clone() {
+            Type::Int(i) if self.is_high(t) => {
+                let _ = i;
+                t
+            }
+            Type::Int(i) if i.min == 0 => self.int_range(1, i.max.max(1)),
+            Type::Int(i) if i.max == 0 => self.int_range(i.min, -1),
+            Type::Int(_) => t,
+            Type::MemPtr { .. } => Self::VOID_PTR,
+            _ => self.glb(t),
+        }
+    }
+
     /// A sample of the lattice, closed under dual, for checking lattice laws.
     pub fn gather(&mut self) -> Vec<TypeId> {
         let field = self.field("test", Self::INT_ZERO);
         let test = self.struct_of("test", &[field]);
         let test_ptr = self.ptr(test, false);
         let tuple = self.tuple(&[Self::INT_BOT, test_ptr]);
-        let mem1 = self.mem(1);
+        // Chapter 15: a slice holding only zeros, as Simple's sample has.
+        let mem1 = self.mem_of(1, Self::INT_ZERO);
         let pi = self.flt(std::f64::consts::PI);
         let (s1, s2) = self.cyclic_pair();
         // Chapter 15: an array, as Simple's sample has (`flt[]`).
@@ -661,8 +708,12 @@ impl Types {
             Type::XCtrl | Type::Bottom | Type::Top => Self::BOTTOM,
             Type::Int(_) => Self::INT_BOT,
             Type::Flt(_) => Self::FLT_BOT,
-            // A memory slice stays itself: its class is what it is.
-            Type::Mem(_) => id,
+            // A memory slice keeps its class; its contents fall.
+            Type::Mem(Alias::Slice(a), t) => {
+                let t = self.glb(t);
+                self.mem_of(a, t)
+            }
+            Type::Mem(..) => id,
             Type::Tuple(elems) => {
                 let low: Vec<TypeId> = elems.iter().map(|&e| self.glb(e)).collect();
                 self.tuple(&low)
@@ -869,9 +920,12 @@ impl Types {
                 let duals: Vec<TypeId> = elems.iter().map(|&e| self.dual(e)).collect();
                 self.tuple(&duals)
             }
-            Type::Mem(Alias::Top) => Self::MEM_BOT,
-            Type::Mem(Alias::Bot) => Self::MEM_TOP,
-            Type::Mem(Alias::Slice(_)) => id,
+            Type::Mem(Alias::Top, _) => Self::MEM_BOT,
+            Type::Mem(Alias::Bot, _) => Self::MEM_TOP,
+            Type::Mem(Alias::Slice(a), t) => {
+                let t = self.dual(t);
+                self.mem_of(a, t)
+            }
             Type::MemPtr { obj, nil } => {
                 let obj = self.dual(obj);
                 self.ptr(obj, !nil)
@@ -932,10 +986,17 @@ impl Types {
             // The smallest range covering both.
             (&Type::Int(x), &Type::Int(y)) => self.int_range(x.min.min(y.min), x.max.max(y.max)),
             (&Type::Flt(x), &Type::Flt(y)) => self.intern(Type::Flt(x.meet(y))),
-            (Type::Mem(x), Type::Mem(y)) => match (*x, *y) {
+            // Two slices of one class hold what either holds; of two
+            // classes, some memory (`MEM#BOT`) holding what either holds.
+            (&Type::Mem(x, tx), &Type::Mem(y, ty)) => match (x, y) {
                 (_, Alias::Top) => a,
                 (Alias::Top, _) => b,
-                _ => Self::MEM_BOT,
+                _ if a == Self::MEM_BOT || b == Self::MEM_BOT => Self::MEM_BOT,
+                _ => {
+                    let alias = if x == y { x } else { Alias::Bot };
+                    let t = self.meet(tx, ty);
+                    self.intern(Type::Mem(alias, t))
+                }
             },
             (&Type::MemPtr { obj: x, nil: xn }, &Type::MemPtr { obj: y, nil: yn }) => {
                 let obj = self.meet(x, y);
@@ -1011,11 +1072,12 @@ impl Types {
                 }
                 out.push(']');
             }
-            Type::Mem(alias) => match alias {
+            Type::Mem(alias, t) => match alias {
                 Alias::Top => out.push_str("MEM#TOP"),
                 Alias::Bot => out.push_str("MEM#BOT"),
                 Alias::Slice(n) => {
-                    let _ = write!(out, "MEM#{n}");
+                    let _ = write!(out, "MEM#{n}:");
+                    self.print(*t, out);
                 }
             },
             Type::MemPtr { obj, nil } => match id {
@@ -1093,6 +1155,11 @@ impl Types {
                 format!("*{}{}", self.str(*obj), if *nil { "?" } else { "" })
             }
             Type::Struct { name, .. } | Type::Field { name, .. } => name.clone(),
+            // Chapter 15: a tuple names its elements short too (a New's).
+            Type::Tuple(elems) => {
+                let shown: Vec<String> = elems.iter().map(|&e| self.str(e)).collect();
+                format!("[  {}]", shown.join(", "))
+            }
             _ => self.to_string(id),
         }
     }

@@ -120,8 +120,7 @@ while (arg) {
 }
 return bar.a;
 ";
-    // Java prints `return Phi(Loop16,0,(Phi_a+2));`: our New is still one node (INTERIM-NEW).
-    assert_eq!(print_iterated(src), "return Phi(Loop14,0,(Phi_a+2));");
+    assert_eq!(print_iterated(src), "return Phi(Loop16,0,(Phi_a+2));");
 }
 
 #[test]
@@ -169,10 +168,9 @@ if (arg) bar = null;
 if( bar ) bar.a = 1;
 return bar;
 ";
-    // Java prints `return Phi(Region38,(*void)Phi(Region24,null,Bar),null);`: our New is still one node (INTERIM-NEW).
     assert_eq!(
         print_iterated(src),
-        "return Phi(Region35,(*void)Phi(Region22,null,Bar),null);"
+        "return Phi(Region38,(*void)Phi(Region24,null,Bar),null);"
     );
 }
 
@@ -187,8 +185,7 @@ if( !bar ) rez=4;
 else bar.a = 1;
 return rez;
 ";
-    // Java prints `return Phi(Region44,4,3);`: our New is still one node (INTERIM-NEW).
-    assert_eq!(print_iterated(src), "return Phi(Region41,4,3);");
+    assert_eq!(print_iterated(src), "return Phi(Region44,4,3);");
 }
 
 #[test]
@@ -236,10 +233,9 @@ while( i.x < i.len ) {
 }
 return sum;
 ";
-    // Java prints `return Phi(Loop21,0,(Phi(Loop,0,(Phi_x+1))+Phi_sum));`: our New is still one node (INTERIM-NEW).
     assert_eq!(
         print_iterated(src),
-        "return Phi(Loop18,0,(Phi(Loop,0,(Phi_x+1))+Phi_sum));"
+        "return Phi(Loop21,0,(Phi(Loop,0,(Phi_x+1))+Phi_sum));"
     );
 }
 
@@ -256,10 +252,9 @@ while(arg) {
 }
 return ret;
 ";
-    // Java prints `return Phi(Loop16,s0,Phi(Region43,s0,Phi_ret));`: our New is still one node (INTERIM-NEW).
     assert_eq!(
         print_iterated(src),
-        "return Phi(Loop14,s0,Phi(Region38,s0,Phi_ret));"
+        "return Phi(Loop16,s0,Phi(Region43,s0,Phi_ret));"
     );
 }
 
@@ -277,10 +272,9 @@ while(arg) {
 }
 return ret;
 ";
-    // Java prints `return Phi(Loop20,s0,Phi(Region44,s0,Phi_ret));`: our New is still one node (INTERIM-NEW).
     assert_eq!(
         print_iterated(src),
-        "return Phi(Loop16,s0,Phi(Region39,s0,Phi_ret));"
+        "return Phi(Loop20,s0,Phi(Region44,s0,Phi_ret));"
     );
 }
 
@@ -296,10 +290,9 @@ while(arg < 10) {
 }
 return ret;
 ";
-    // Java prints `return Phi(Loop16,s0,Phi(Region41,s0,Phi_ret));`: our New is still one node (INTERIM-NEW).
     assert_eq!(
         print_iterated(src),
-        "return Phi(Loop14,s0,Phi(Region37,s0,Phi_ret));"
+        "return Phi(Loop16,s0,Phi(Region41,s0,Phi_ret));"
     );
 }
 

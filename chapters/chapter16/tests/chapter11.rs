@@ -427,8 +427,7 @@ if (arg) {
 return i;
 ";
     let code = parse_iterated(src);
-    // Java prints `return Phi(Region45,.f,0);`: our New is still one node (INTERIM-NEW).
-    assert_eq!(code.print(), "return Phi(Region38,.f,0);");
+    assert_eq!(code.print(), "return Phi(Region45,.f,0);");
     // Not in the Java test: `v.f` is `arg` unless `v` became `t` (0).
     for (arg, expected) in [(-1, -1), (0, 0), (1, 0), (2, 0)] {
         assert_evaluates(&code, arg, expected);
@@ -576,8 +575,7 @@ while(arg) {
 return arg;
 ";
     let code = parse_iterated(src);
-    // Java prints `return Phi(Loop20,arg,Phi(Region48,.f,0));`: our New is still one node (INTERIM-NEW).
-    assert_eq!(code.print(), "return Phi(Loop16,arg,Phi(Region41,.f,0));");
+    assert_eq!(code.print(), "return Phi(Loop20,arg,Phi(Region48,.f,0));");
     // Not in the Java test: the load of an iteration comes before its
     // store of 2.
     for arg in [-2, 0, 1, 2, 5] {
@@ -642,8 +640,7 @@ else if (arg == 1) s.f = 1;
 return s.f;
 ";
     let code = parse_iterated(src);
-    // Java (with the fixes) prints `return Phi(Region45,1,Phi(Region43,1,0));`: our New is still one node (INTERIM-NEW).
-    assert_eq!(code.print(), "return Phi(Region41,1,Phi(Region39,1,0));");
+    assert_eq!(code.print(), "return Phi(Region45,1,Phi(Region43,1,0));");
     assert_evaluates(&code, 0, 1);
     assert_evaluates(&code, 1, 1);
     assert_evaluates(&code, 2, 0);
@@ -731,45 +728,54 @@ fn test_listing_schedule_use() {
 fn test_listing_anti_deps5() {
     // Not in the Java test: our scheduled listing of testAntiDeps5: nested
     // loops, memory, a store sunk into the loop body. Node 8 is the whole
-    // memory `$mem`; the Return's memory is an ALLMEM merge of it with
-    // slice 2, the loop's memory Phi. The false arm of `if (arg) break;`
-    // knows `arg` is 0, so the outer loop's back edge brings 0.
+    // memory `$mem` (chapter 16: Start hands it in always; nothing is
+    // stored yet, `MEM#TOP`); the Return's memory is an ALLMEM merge of it
+    // with slice 2, the loop's memory Phi 57. The false arm of
+    // `if (arg) break;` knows `arg` is 0, so the outer loop's back edge
+    // brings 0 (`Phi_arg 16 9 4`). `new S` is a New of 8 bytes (12) taking
+    // the slice of `f` and, since chapter 16, its initial value (4, the 0
+    // `int f;` declares), with projections for the new slice (14,
+    // `MEM#2:0`) and the pointer (15, `S`). A Store has the field's offset
+    // as its last input (4 again).
     let code = parse_iterated(ANTI_DEPS5);
     let expected = [
         "START:                            [[   ]]  ",
-        "   9 arg        2                 [[    27       ]]  int",
-        "   4 #0         2                 [[  ____   27   13  ]]  0",
-        "   8 $mem       2                 [[    56   13  ]]  MEM#BOT",
+        "   9 arg        2                 [[    29       ]]  int",
+        "   4 #0         2                 [[  ____   58   13   29  ]]  0",
+        "   8 $mem       2                 [[    59   13  ]]  MEM#TOP",
         "",
         "L7:                               [[  START      ]]  ",
-        "  30 #1         7                 [[    29   36  ]]  1",
-        "  53 #2         7                 [[    55       ]]  2",
-        "  13 .f=        7    8   12    4  [[    54       ]]  MEM#2",
-        "  12 new        7                 [[    13   55   57  ]]  *S",
+        "  32 #1         7                 [[    31   38  ]]  1",
+        "  56 #2         7                 [[    58       ]]  2",
+        "  12 #8         7                 [[    13       ]]  8",
+        "  13 new        7   12    8    4  [[    14   15  ]]  [  Ctrl, *S, MEM#2:0]",
+        "  14 $2        13                 [[    57       ]]  MEM#2:0",
+        "  15 S         13                 [[    58   60  ]]  *S",
         "",
-        "LOOP14:                           [[  L7        L40        ]]  ",
-        "  54 Phi_$2    14   13   55       [[    56   55  ]]  MEM#2",
-        "  27 Phi_arg   14    9    4       [[    28       ]]  int",
+        "LOOP16:                           [[  L7        L42        ]]  ",
+        "  57 Phi_$2    16   14   58       [[    59   58  ]]  MEM#2:Bot",
+        "  29 Phi_arg   16    9    4       [[    30       ]]  int",
         "",
-        "LOOP24:                           [[  LOOP14    L32        ]]  ",
-        "  28 Phi_arg   24   27   36       [[    38   36   29  ]]  int",
-        "  29 Add       24   28   30       [[    31       ]]  int",
-        "  31 If        24   29            [[    32   33  ]]  [  Ctrl, Ctrl]",
+        "LOOP26:                           [[  LOOP16    L34        ]]  ",
+        "  30 Phi_arg   26   29   38       [[    40   38   31  ]]  int",
+        "  31 Add       26   30   32       [[    33       ]]  int",
+        "  33 If        26   31            [[    34   35  ]]  [  Ctrl, Ctrl]",
         "",
-        "L32:                              [[  LOOP24     ]]  ",
-        "  36 Sub       32   28   30       [[    28       ]]  int",
+        "L34:                              [[  LOOP26     ]]  ",
+        "  38 Sub       34   30   32       [[    30       ]]  int",
         "",
-        "L33:                              [[  LOOP24     ]]  ",
-        "  38 If        33   28            [[    39   40  ]]  [  Ctrl, Ctrl]",
+        "L35:                              [[  LOOP26     ]]  ",
+        "  40 If        35   30            [[    41   42  ]]  [  Ctrl, Ctrl]",
         "",
-        "L39:                              [[  L33        ]]  ",
-        "  56 ALLMEM    39    8   54       [[    57       ]]  MEM#BOT",
-        "  57 Return    39   12   56       [[     3       ]]  [  Ctrl, *S {  f :int; }]",
+        "L41:                              [[  L35        ]]  ",
+        "  59 ALLMEM    41    8   57       [[    60       ]]  MEM#BOT",
+        "  60 Return    41   15   59       [[     3       ]]  [  Ctrl, *S]",
         "",
-        "L40:                              [[  L33        ]]  ",
-        "  55 .f=       40   54   12   53  [[    54       ]]  MEM#2",
+        "L42:                              [[  L35        ]]  ",
+        "  58 .f=       42   57   15   56    4  [[    57  ]]  MEM#2:Bot",
         "",
-        "L3:                               [[  L39        ]]  ",
+        "L3:                               [[  L41        ]]  ",
+        // Each block ends in a blank line.
         "",
     ];
     assert_eq!(listing(&code), expected);
@@ -781,22 +787,28 @@ fn test_listing_anti_deps5() {
 #[test]
 fn test_lazy_memory_unstored_classes_stay_whole() {
     // B is declared but never made: its classes 3 and 4 are never split
-    // off `$mem` (node 8), so the Return's ALLMEM lists class 2 only.
+    // off `$mem` (node 8), so the Return's ALLMEM lists class 2 only: the
+    // Store into the slice that `new A` set to its initial 0.
     let code = parse_iterated(
         "struct A { int x; };\nstruct B { int y; int z; };\nA a = new A;\na.x = arg;\nreturn a;\n",
     );
     let expected = [
         "START:                            [[   ]]  ",
-        "   9 arg        2                 [[    17       ]]  int",
-        "   8 $mem       2                 [[    18   17  ]]  MEM#BOT",
+        "   4 #0         2                 [[  ____   20   16  ]]  0",
+        "   9 arg        2                 [[    20       ]]  int",
+        "   8 $mem       2                 [[    21   16  ]]  MEM#TOP",
         "",
         "L7:                               [[  START      ]]  ",
-        "  17 .x=        7    8   15    9  [[    18       ]]  MEM#2",
-        "  15 new        7                 [[    17   19  ]]  *A",
-        "  18 ALLMEM     7    8   17       [[    19       ]]  MEM#BOT",
-        "  19 Return     7   15   18       [[     3       ]]  [  Ctrl, *A {  x :int; }]",
+        "  15 #8         7                 [[    16       ]]  8",
+        "  16 new        7   15    8    4  [[    17   18  ]]  [  Ctrl, *A, MEM#2:0]",
+        "  17 $2        16                 [[    20       ]]  MEM#2:0",
+        "  18 A         16                 [[    22   20  ]]  *A",
+        "  20 .x=        7   17   18    9    4  [[    21  ]]  MEM#2:int",
+        "  21 ALLMEM     7    8   20       [[    22       ]]  MEM#BOT",
+        "  22 Return     7   18   21       [[     3       ]]  [  Ctrl, *A]",
         "",
         "L3:                               [[  L7         ]]  ",
+        // Each block ends in a blank line.
         "",
     ];
     assert_eq!(listing(&code), expected);
@@ -809,56 +821,59 @@ fn test_lazy_memory_unstored_classes_stay_whole() {
 
 #[test]
 fn test_lazy_memory_phis_only_where_stored() {
-    // Both classes are split by the initial stores of `new`, but only
-    // class 2 is stored in the loop: it alone gets memory Phis. The loop
-    // reads b.y, which made a class 3 Phi at the head while the body was
-    // parsed; it was useless and is gone. B's initial Store is used only
-    // by the ALLMEM, so it sinks to the loop exit.
+    // Both classes are split by the News, which set them to their initial
+    // 0, but only class 2 is stored in the loop: it alone gets memory Phis
+    // (46, 61). The loop reads b.y, which made a class 3 Phi at the head
+    // while the body was parsed; it was useless and is gone, and b.y is
+    // the 0 `new B` took (B's slice 20 is used only by the ALLMEM).
     let code = parse_iterated(
         "struct A { int x; };\nstruct B { int y; };\nA a = new A;\nB b = new B;\nint i = 0;\n\
          while (i < arg) { i = i + 1; if (i == 3) a.x = a.x + b.y + i; }\nreturn a.x;\n",
     );
     let expected = [
         "START:                            [[   ]]  ",
-        "   9 arg        2                 [[    23       ]]  int",
-        "   4 #0         2                 [[  ____   22   17   15  ]]  0",
-        "   8 $mem       2                 [[    59   15   17  ]]  MEM#BOT",
+        "   9 arg        2                 [[    27       ]]  int",
+        "   4 #0         2                 [[  ____   66   58   15   19   26  ]]  0",
+        "   8 $mem       2                 [[    67   15   19  ]]  MEM#TOP",
         "",
         "L7:                               [[  START      ]]  ",
-        "  33 #3         7                 [[    32       ]]  3",
-        "  31 #1         7                 [[    30   50  ]]  1",
-        "  15 .x=        7    8   14    4  [[    40       ]]  MEM#2",
-        "  16 new        7                 [[    17       ]]  *B",
-        "  14 new        7                 [[    15   51   58  ]]  *A",
+        "  37 #3         7                 [[    36       ]]  3",
+        "  35 #1         7                 [[    34   57  ]]  1",
+        "  14 #8         7                 [[    15   19  ]]  8",
+        "  15 new        7   14    8    4  [[    16   17  ]]  [  Ctrl, *A, MEM#2:0]",
+        "  16 $2        15                 [[    46       ]]  MEM#2:0",
+        "  17 A         15                 [[    58   66  ]]  *A",
+        "  19 new        7   14    8    4  [[    20       ]]  [  Ctrl, *B, MEM#3:0]",
+        "  20 $3        19                 [[    67       ]]  MEM#3:0",
         "",
-        "LOOP19:                           [[  L7        L53        ]]  ",
-        "  40 Phi_$2    19   15   54       [[    59   51   58   54  ]]  MEM#2",
-        "  22 Phi_i     19    4   30       [[    49   30   23  ]]  int",
-        "  23 LT        19   22    9       [[    25       ]]  bool",
-        "  25 If        19   23            [[    26   27  ]]  [  Ctrl, Ctrl]",
-        "  58 x         19   40   14       [[    60   49   51  ]]  int",
+        "LOOP23:                           [[  L7        L60        ]]  ",
+        "  46 Phi_$2    23   16   61       [[    67   58   66   61  ]]  MEM#2:Bot",
+        "  26 Phi_i     23    4   34       [[    56   34   27  ]]  int",
+        "  27 LT        23   26    9       [[    29       ]]  bool",
+        "  29 If        23   27            [[    30   31  ]]  [  Ctrl, Ctrl]",
+        "  66 x         23   46   17    4  [[    68   56   58  ]]  int",
         "",
-        "L26:                              [[  LOOP19     ]]  ",
-        "  32 EQ        26   30   33       [[    34       ]]  bool",
-        "  34 If        26   32            [[    35   36  ]]  [  Ctrl, Ctrl]",
-        "  30 Add       26   22   31       [[    22   32  ]]  int",
+        "L30:                              [[  LOOP23     ]]  ",
+        "  36 EQ        30   34   37       [[    38       ]]  bool",
+        "  38 If        30   36            [[    39   40  ]]  [  Ctrl, Ctrl]",
+        "  34 Add       30   26   35       [[    26   36  ]]  int",
         "",
-        "L27:                              [[  LOOP19     ]]  ",
-        "  17 .y=       27    8   16    4  [[    59       ]]  MEM#3",
-        "  59 ALLMEM    27    8   40   17  [[    60       ]]  MEM#BOT",
-        "  60 Return    27   58   59       [[     3       ]]  [  Ctrl, int]",
+        "L31:                              [[  LOOP23     ]]  ",
+        "  67 ALLMEM    31    8   46   20  [[    68       ]]  MEM#BOT",
+        "  68 Return    31   66   67       [[     3       ]]  [  Ctrl, int]",
         "",
-        "L3:                               [[  L27        ]]  ",
+        "L3:                               [[  L31        ]]  ",
         "",
-        "L35:                              [[  L26        ]]  ",
-        "  49 Add       35   22   58       [[    50       ]]  int",
-        "  50 Add       35   49   31       [[    51       ]]  int",
-        "  51 .x=       35   40   14   50   58  [[    54  ]]  MEM#2",
+        "L39:                              [[  L30        ]]  ",
+        "  56 Add       39   26   66       [[    57       ]]  int",
+        "  57 Add       39   56   35       [[    58       ]]  int",
+        "  58 .x=       39   46   17   57    4   66  [[    61  ]]  MEM#2:Bot",
         "",
-        "L36:                              [[  L26        ]]  ",
+        "L40:                              [[  L30        ]]  ",
         "",
-        "L53:                              [[  L35       L36        ]]  ",
-        "  54 Phi_$2    53   51   40       [[    40       ]]  MEM#2",
+        "L60:                              [[  L39       L40        ]]  ",
+        "  61 Phi_$2    60   58   46       [[    46       ]]  MEM#2:Bot",
+        // Each block ends in a blank line.
         "",
     ];
     assert_eq!(listing(&code), expected);

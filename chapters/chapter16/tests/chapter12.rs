@@ -122,7 +122,7 @@ LOOP11:                           [[  L7        L38        ]]
   36 If        11   35            [[    37   38  ]]  [  Ctrl, Ctrl]
 
 L37:                              [[  LOOP11     ]]  
-  48 Return    37   23            [[     3       ]]  [  Ctrl, FltBot]
+  48 Return    37   23            [[     3       ]]  [  Ctrl, flt]
 
 L38:                              [[  LOOP11     ]]  
 

@@ -202,10 +202,12 @@ if (arg) j = 1;
 return j;
 ",
     );
-    assert_eq!(
-        code.print(),
-        "return Phi(Region31,1,(-((arg&9223372036854775807)+-9223372036854775808)));"
-    );
+    // Simple's chapter 15 dropped this test. Its new Region cast makes `arg`
+    // 0 on the path where `j = -i` is kept, so `i` is `i64::MIN` there;
+    // with chapter 14's fix Simple's chapter 16 prints
+    // `return Phi(Region31,1,(--9223372036854775808));`; ours folds the
+    // negation, which wraps to the same value.
+    assert_eq!(code.print(), "return Phi(Region31,1,-9223372036854775808);");
     assert_returns(&code, 0, Value::Int(i64::MIN));
     assert_returns(&code, 1, Value::Int(1));
 }

@@ -4,9 +4,9 @@
 //! (`parse().iterate()`), compares the printed program and runs its test
 //! evaluator; here both of our evaluators (`eval` on the graph,
 //! `eval_scheduled` on the schedule) must give the expected value. Where
-//! the printed program names a node by its number (`Region69`), ours
-//! differs from the Java's, which makes its nodes in another order (see
-//! the README); the test says so where it does.
+//! the printed program names a node by its number (`Region69`), ours is
+//! the Java's but where memory is split lazily (one `$mem` for all alias
+//! classes, see the README); the test says so where it does.
 
 // 3.14 is Simple's test value, not an approximation of pi.
 #![allow(clippy::approx_constant)]
@@ -93,9 +93,8 @@ return b[0] + b[1];
 ",
     );
     // Simple's chapter 16 dropped this test (its parser crashed on it);
-    // with that fixed it prints `return Phi(Region69,1,0);`: our New is
-    // still one node (INTERIM-NEW).
-    assert_eq!(code.print(), "return Phi(Region60,1,0);");
+    // with that fixed it prints the same.
+    assert_eq!(code.print(), "return Phi(Region69,1,0);");
     assert_returns(&code, 0, Value::Int(0));
     assert_returns(&code, 1, Value::Int(1));
 }
@@ -113,8 +112,7 @@ return c;
 ",
     );
     assert_eq!(code.print(), "return C;");
-    // The Java shows `Obj<C>@1{l=obj@1}`; ours cuts the cycle its way.
-    assert_shows(&code, 0, LOOPS, "Obj<C>{l=Obj<C>{...}}");
+    assert_shows(&code, 0, LOOPS, "Obj<C>@1{l=obj@1}");
 }
 
 #[test]
@@ -190,10 +188,9 @@ else {
 return rez;
 ",
     );
-    // Java prints `return Phi(Region117,1.2,Phi(Region114,2.3,3.14));`: our New is still one node (INTERIM-NEW).
     assert_eq!(
         code.print(),
-        "return Phi(Region94,1.2,Phi(Region91,2.3,.y));"
+        "return Phi(Region117,1.2,Phi(Region114,2.3,3.14));"
     );
     assert_returns(&code, 0, Value::Float(3.14));
     assert_returns(&code, 1, Value::Float(1.2));
@@ -611,12 +608,80 @@ else {
     assert_eq!(code.print(), "return 0;");
 }
 
-/// Found by `simple fuzz` in chapter 15: the load of `b` walks past the
-/// store into `a` (another object made by a New) to the store into `b`,
-/// while its index is read from `a` after that store. Global code motion
-/// asked for the load to come before the store it had walked past, which
-/// it cannot, and recursed until the stack overflowed; a store the load
-/// walks past now makes no anti-dependence.
+/// Not in the Java test: an object shown twice is numbered where it is
+/// first shown, and from chapter 16 a `[u8]` inside an object is shown as
+/// any other array (what the Java evaluator prints for this program).
+#[test]
+fn test_show_shared_and_text() {
+    let code = parse_iterated(
+        "\
+struct P { int x; };
+struct Q { P? a; P? b; u8[]? s; };
+P p = new P;
+Q q = new Q;
+q.a = p;
+q.b = p;
+u8[] s = new u8[3];
+s[0] = 72; s[1] = 34; s[2] = 10;
+q.s = s;
+return q;
+",
+    );
+    assert_shows(
+        &code,
+        0,
+        LOOPS,
+        "Obj<Q>{a=Obj<P>@1{x=0},b=obj@1,s=Obj<[u8]>{#=3,[]=[72,34,10]}}",
+    );
+}
+
+/// Not in the Java tests: Simple's load past an unrelated New read the
+/// wrong memory input (its field index was taken for an input number) and
+/// crashed on the first program, folded the second to 0. Ours, and the
+/// fixed Java, read `arg`.
+#[test]
+fn test_load_past_another_new() {
+    for field in ["z", "y"] {
+        let src = format!(
+            "struct A{{int x;}}; struct B{{int y; int z;}}; B b=new B; b.{field}=arg; B c=new B; return b.{field};"
+        );
+        let code = parse_iterated(&src);
+        assert_eq!(code.print(), "return arg;");
+        assert_returns(&code, 3, Value::Int(3));
+    }
+}
+
+/// Not in the Java tests: the Region cast of chapter 15. On the false arm
+/// of `if (arg)`, `arg` is 0; on the true arm of `if (s)`, `s` is not
+/// null (and its `f` is the 0 its `new` left); a `bool` tested true is 1.
+/// The expected strings are what Simple's chapter 16 prints.
+#[test]
+fn test_region_casts() {
+    let code = parse_iterated("int r = 5;\nif (arg) r = arg + 1; else r = arg + 2;\nreturn r;\n");
+    assert_eq!(code.print(), "return Phi(Region23,(arg+1),2);");
+    assert_returns(&code, 0, Value::Int(2));
+    assert_returns(&code, 3, Value::Int(4));
+    let code = parse_iterated(
+        "struct S { int f; };\nS? s = null;\nif (arg) s = new S;\nint r = 0;\nif (s) r = s.f + 1; else r = 7;\nreturn r;\n",
+    );
+    assert_eq!(code.print(), "return Phi(Region44,1,7);");
+    assert_returns(&code, 0, Value::Int(7));
+    assert_returns(&code, 3, Value::Int(1));
+    let code = parse_iterated(
+        "bool b = arg == 3;\nint r = 0;\nif (b) r = b + 10; else r = b + 20;\nreturn r;\n",
+    );
+    assert_eq!(code.print(), "return Phi(Region25,11,20);");
+    assert_returns(&code, 0, Value::Int(20));
+    assert_returns(&code, 3, Value::Int(11));
+}
+
+/// Found by `simple fuzz`: the load of `b` walks past the store into `a`
+/// (another object made by a New) to the store into `b`, while its index
+/// is read from `a` after that store. Global code motion asked for the
+/// load to come before the store it had walked past, which it cannot, and
+/// recursed without end; a store or New the load walks past now makes no
+/// anti-dependence. Simple's chapter 15 gives the same program and
+/// values.
 #[test]
 fn test_load_past_a_store_its_index_reads_after() {
     let code = parse_iterated(
@@ -630,4 +695,94 @@ return b[a[(arg + 1) & 3] & 3];",
     assert_returns(&code, 0, Value::Int(5));
     assert_returns(&code, 1, Value::Int(0));
     assert_returns(&code, 3, Value::Int(0));
+}
+
+/// Found by `simple fuzz`: the Region cast rewrote, in place, a value the
+/// else arm shares with code outside it. On the else arm of `if (arg)`,
+/// `arg` is 0, but the `arg*3` that arm takes is also the `x` the return
+/// adds: it became `0*3` everywhere, and the program returned 1 for `arg`
+/// 2 (so do Simple's chapters 15 and 16, which print Region21 too). Only a node that nothing but the
+/// arm's path uses is rewritten now. In the fuzzer's program the shared
+/// value was `a4# / 0` with `a4#` (at least 4) cast to 0 on an else arm
+/// that never runs: an empty type, so the index of the store on the then
+/// arm folded to a constant of no value, which the evaluators took for
+/// offset 0 (`Array index -1 out of bounds for length 4`).
+#[test]
+fn test_region_cast_leaves_shared_values_alone() {
+    let code = parse_iterated(
+        "int x = arg * 3;\nint r = 0;\nif (arg) r = 1; else r = x;\nreturn r + x;\n",
+    );
+    assert_eq!(code.print(), "return (Phi(Region21,1,(arg*3))+Mul);");
+    assert_returns(&code, 0, Value::Int(0));
+    assert_returns(&code, 2, Value::Int(7));
+    let code = parse_iterated(
+        "struct S0 { u8 f0; };
+S0? p0 = null;
+S0?[] a4 = new S0?[4 + (arg & 3)];
+int c5 = 0;
+while (c5 < a4#) {
+  a4[c5] = new S0;
+  c5 = c5 + 1;
+}
+S0 p6 = new S0;
+i16 v7 = a4# / 0;
+if (a4#) {
+  int c9 = 0;
+  while (c9 < 4) {
+    a4[v7 - p6.f0 & 3] = p0;
+    c9 = c9 + 1;
+  }
+} else {
+  p0 = a4[v7 | arg & 3];
+}
+",
+    );
+    assert_eq!(code.print(), "return 0;");
+    for arg in 0..4 {
+        assert_returns(&code, arg, Value::Int(0));
+    }
+}
+
+/// Found by `simple fuzz` (in a debug build, where `set_type` asserts that
+/// a type only ever rises): in the arm of an `if` that never runs, the
+/// pointer of the load `a#` went dead, its type rising to `Top`. The load
+/// narrowed its type by what its memory holds (`[0-4]`: the New's zero,
+/// then the length 4) only through a pointer known to be a non-null
+/// reference, which `Top` is not, so its type fell back to the declared
+/// `int`. A dead pointer is never null either, and dead memory holds
+/// nothing: the load keeps narrowing, and its type keeps rising.
+#[test]
+fn test_load_through_a_dead_pointer_keeps_its_type() {
+    let code = parse_iterated(
+        "u1[] a = new u1[4];
+int c = 0;
+if (arg < arg) {
+  while (c < 5) c = a[arg & 3];
+  while (c < a#) c = c + 1;
+}
+return c;",
+    );
+    assert_eq!(code.print(), "return 0;");
+    for arg in 0..3 {
+        assert_returns(&code, arg, Value::Int(0));
+    }
+}
+
+/// Found by `simple fuzz` (seed 3812, a panic in global code motion on a
+/// dead node without inputs): the parser let go of a field store's offset
+/// (the constant 8 of `p.f`) before converting the value stored. The value
+/// `8 - p.g` folds to the int constant 8, the same node as the offset;
+/// converted for the `flt` field to 8.0, it was no longer used and was
+/// killed, and the store took the dead node as its offset. The offset now
+/// stays kept until the store takes it.
+#[test]
+fn test_store_offset_survives_the_value_conversion() {
+    let code = parse_iterated(
+        "struct S { int i; flt f; int g; };
+S p = new S;
+p.f = 8 - p.g;
+return p.f;",
+    );
+    assert_eq!(code.print(), "return 8.0;");
+    assert_returns(&code, 0, Value::Float(8.0));
 }

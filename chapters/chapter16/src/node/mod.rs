@@ -20,7 +20,6 @@ mod div;
 mod div_f;
 mod if_;
 mod load;
-pub use load::never_overlaps;
 mod loop_;
 mod mem_merge;
 mod minus;
@@ -49,14 +48,18 @@ pub use bool_op::BoolOp;
 pub use cast::new as cast_new;
 pub use if_::new as if_new;
 pub use load::new as load_new;
+pub use load::passes as load_passes;
 pub use loop_::new as loop_new;
 pub use mem_merge::{new as mem_merge_new, slice as mem_merge_slice};
-pub use new::new as new_new;
+pub use new::{
+    field_count as new_field_count, init_input as new_init_input, mem_input as new_mem_input,
+    new as new_new, Fields as NewFields,
+};
 pub use proj::{new as proj_new, new_cproj as cproj_new};
 pub use return_::new as return_new;
 pub use round_f32::new as round_f32_new;
 pub use scope::ScopeNames;
-pub use start::{add_memory as start_add_memory, new as start_new};
+pub use start::new as start_new;
 pub use stop::{new as stop_new, ret};
 pub use store::{new as store_new, Field as StoreField};
 pub use to_float::new as to_float_new;
@@ -112,9 +115,10 @@ pub enum NodeKind {
     RoundF32,
     /// Branches on `in(1)`; its true and false arms are projections.
     If,
-    /// Selects data element `idx` of Start: `arg` or the whole memory.
-    /// Projection labels are fixed names, so they need no string of their
-    /// own (chapter 10 had one memory projection per alias class).
+    /// Selects data element `idx` of Start (`arg` or the whole memory) or
+    /// of a New (the pointer, or a field's memory slice). Start's labels
+    /// are fixed names; a New's projections are named from the New (an
+    /// empty `label`), see [`label`].
     Proj {
         idx: usize,
         label: &'static str,
@@ -144,15 +148,19 @@ pub enum NodeKind {
         label: Box<str>,
         declared: TypeId,
     },
-    /// Allocates a struct; `in(0)` is the control that anchors it. Its
-    /// value is a pointer of type `ptr`. For an array (chapter 15), `in(1)`
-    /// is the number of elements.
+    /// Allocates a struct or an array with its initial values (chapter 15:
+    /// a multi-node). `in(0)` is the control that anchors it, `in(1)` the
+    /// size in bytes, `in(2+i)` the memory slice of field `i` (alias class
+    /// `first_alias + i`), and (chapter 16) `in(2+n+i)` the initial value
+    /// of field `i` of `n`. Its tuple: control, the pointer (type `ptr`),
+    /// then each field's slice with the new object's field set.
     New {
         ptr: TypeId,
+        first_alias: u32,
     },
     /// Reads field `name` (memory alias class `alias`): `in(1)` is the
-    /// memory slice, `in(2)` the pointer; for an array element (`[]`,
-    /// chapter 15) `in(3)` is its byte offset. Its value has type `declared`, the
+    /// memory slice, `in(2)` the pointer, `in(3)` the byte offset (chapter
+    /// 15; an array element's `in(0)` is its control). Its value has type `declared`, the
     /// lowest of the field's type (a pointer loaded may be null). `at` is
     /// the source offset, for error messages.
     Load {
@@ -161,17 +169,14 @@ pub enum NodeKind {
         declared: TypeId,
         at: u32,
     },
-    /// Writes `in(3)` into field `name` of `in(2)`, in memory slice `in(1)`
-    /// (for an array element, `[]`, at byte offset `in(4)`, chapter 15);
-    /// its value is the new state of that slice. `declared` is the field's
-    /// type, which the stored value must fit, unless the store is `init`:
-    /// one of the stores of `new` that give each field its first value
-    /// (null, even for a field that may not hold null).
+    /// Writes `in(3)` into field `name` of `in(2)`, in memory slice `in(1)`,
+    /// at byte offset `in(4)` (chapter 15); its value is the new state of
+    /// that slice. `declared` is the field's type, which the stored value
+    /// must fit.
     Store {
         name: Box<str>,
         alias: u32,
         declared: TypeId,
-        init: bool,
         at: u32,
     },
     /// All of memory: `in(1)` is the state of every alias class not
@@ -275,6 +280,7 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::Shr => "Shr".into(),
         NodeKind::RoundF32 => "RoundF32".into(),
         NodeKind::If => "If".into(),
+        NodeKind::Proj { idx, .. } if new_proj(g, n) => new_proj_label(g, n, *idx),
         NodeKind::Proj { label, .. } | NodeKind::CProj { label, .. } => (*label).into(),
         NodeKind::XCtrl => "Xctrl".into(),
         NodeKind::Never => "Never".into(),
@@ -328,7 +334,7 @@ pub fn glabel(g: &Graph, n: NodeId) -> String {
         NodeKind::ToFloat => "(flt)".into(),
         NodeKind::RoundF32 => "(f32)".into(),
         NodeKind::Phi { label, .. } => format!("&phi;_{label}"),
-        NodeKind::New { ptr } => {
+        NodeKind::New { ptr, .. } => {
             let obj = g.types.pointee(*ptr).expect("new makes a pointer");
             format!("new {}", g.types.str(obj))
         }
@@ -359,8 +365,30 @@ pub fn is_mem(g: &Graph, n: NodeId) -> bool {
 pub fn is_multi(g: &Graph, n: NodeId) -> bool {
     matches!(
         g.kind(n),
-        NodeKind::Start { .. } | NodeKind::If | NodeKind::Never
+        NodeKind::Start { .. } | NodeKind::If | NodeKind::Never | NodeKind::New { .. }
     )
+}
+
+/// `n` is a projection of a New (chapter 15).
+pub fn new_proj(g: &Graph, n: NodeId) -> bool {
+    matches!(g.kind(n), NodeKind::Proj { .. })
+        && g.input(n, 0)
+            .is_some_and(|m| matches!(g.kind(m), NodeKind::New { .. }))
+}
+
+/// The name of projection `idx` of a New: the struct's name for the
+/// pointer (`S`, `int[]`), `$N` for the slice of alias class `N`.
+fn new_proj_label(g: &Graph, n: NodeId, idx: usize) -> String {
+    let NodeKind::New { ptr, first_alias } = *g.kind(g.in_(n, 0)) else {
+        unreachable!("a projection of a New")
+    };
+    match idx {
+        1 => g
+            .types
+            .str(g.types.pointee(ptr).expect("new makes a pointer")),
+        0 => "$ctrl".into(),
+        i => format!("${}", first_alias + i as u32 - 2),
+    }
 }
 
 /// The type of the values node `n` produces, from its inputs' types.
@@ -399,12 +427,9 @@ pub(crate) fn compute(g: &mut Graph, n: NodeId) -> TypeId {
         NodeKind::Region => region::compute(g, n),
         NodeKind::Loop => loop_::compute(g, n),
         NodeKind::Phi { .. } => phi::compute(g, n),
-        NodeKind::New { ptr } => *ptr,
-        NodeKind::Load { declared, .. } => *declared,
-        NodeKind::Store { alias, .. } => {
-            let alias = *alias;
-            g.types.mem(alias)
-        }
+        NodeKind::New { ptr, first_alias } => new::compute(g, n, *ptr, *first_alias),
+        NodeKind::Load { .. } => load::compute(g, n),
+        NodeKind::Store { .. } => store::compute(g, n),
         NodeKind::Cast { ty } => cast::compute(g, n, *ty),
         NodeKind::MemMerge => Types::MEM_BOT,
         NodeKind::Struct { obj } => *obj,
@@ -922,6 +947,9 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
             NodeKind::Minus => print_unary(g, n, "-", out),
             NodeKind::Not => print_unary(g, n, "!", out),
             NodeKind::If => if_::print(g, n, out),
+            NodeKind::Proj { idx, .. } if new_proj(g, n) => {
+                out.push_str(&new_proj_label(g, n, *idx))
+            }
             NodeKind::Proj { label, .. } | NodeKind::CProj { label, .. } => out.push_str(label),
             NodeKind::XCtrl => out.push_str("Xctrl"),
             NodeKind::Never => out.push_str("Never"),
@@ -930,10 +958,9 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
             NodeKind::Phi { .. } => phi::print(g, n, out),
             NodeKind::Scope(_) => scope::print(g, n, out),
             NodeKind::ScopeMin => scope_min::print(g, n, out),
-            // Chapter 15 prints the object made by its struct's name, as
-            // Simple's pointer projection of New does (`return S;`).
-            NodeKind::New { ptr } => {
+            NodeKind::New { ptr, .. } => {
                 let obj = g.types.pointee(*ptr).expect("new makes a pointer");
+                out.push_str("new ");
                 out.push_str(&g.types.str(obj));
             }
             NodeKind::Load { name, .. } => {
