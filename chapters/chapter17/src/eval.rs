@@ -26,28 +26,39 @@
 //! From chapter 13 a field may hold a reference, so a returned object is
 //! shown with the objects it refers to, each inside its field, the way
 //! Simple's evaluator prints them. References can form cycles (a list whose
-//! last node points back to its head), and shared objects can make the
-//! text grow exponentially; an object met again on its own path, or past
-//! [`SHOWN_OBJECTS`] objects, is shown as `Obj<N> {...}`.
+//! last node points back to its head), and shared objects would make the
+//! text grow exponentially; so an object is shown once, and met again it is
+//! a [`Value::Ref`] to that first showing. Past [`SHOWN_OBJECTS`] objects
+//! the rest are shown as `Obj<N>{...}`.
 //!
 //! Chapter 14 adds the bitwise operators and the shifts, on 64-bit values
 //! as Java computes them (a shift count uses its low six bits), and the
 //! rounding of a float to the nearest 32-bit float. Narrow types need
 //! nothing more: the masks and shifts that cut values down are nodes.
 //!
-//! Chapter 15 adds arrays. A New of an array takes its length from its
-//! input when control passes it (a negative length is a fault); a write
+//! Chapter 15 adds arrays, and makes New a multi-node. A New of an array
+//! takes its length from its size in bytes when control passes it (a
+//! negative length is a fault); its memory projections are the memory it
+//! took in, with each field's initial value written (chapter 16: the New
+//! takes them; a zero is not written, since a field no store wrote reads
+//! as its zero). A write
 //! to the body names its element, found from the byte offset the Load or
 //! Store computes and the array's layout, and an index outside the array
 //! is a fault, as Simple's evaluator throws. An element never written is
-//! its type's zero. A returned array is shown with its length and its
-//! elements; a `u8[]` is shown as the characters its bytes are, as
-//! Simple shows it.
+//! its type's zero. Values print in Simple's chapter 15 form, on one line:
+//! `Obj<S>{a=0,p=null}`, an array `Obj<[int]>{#=3,[]=[5,0,0]}`, an
+//! object shown twice numbered at its first showing and named after
+//! (`Obj<C>@1{l=obj@1}`); a returned `[u8]` is the characters its bytes
+//! are (chapter 16: one inside an object is an array like any other, as
+//! Simple's chapter 16 prints it).
 
 use crate::graph::{Graph, NodeId};
-use crate::node::{element_offset, is_cfg, mem_merge_slice, round_f32, shift, BoolOp, NodeKind};
+use crate::node::{
+    element_offset, is_cfg, mem_merge_slice, new_field_count, new_proj, round_f32, shift, BoolOp,
+    NodeKind,
+};
 use crate::types::{Type, TypeId};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::rc::Rc;
@@ -80,13 +91,15 @@ pub enum Value {
         name: String,
         fields: Vec<(String, Value)>,
     },
-    /// An array of type `name` (`int[]`) and its elements.
+    /// An array of type `name` (`[int]`) and its elements.
     Array {
         name: String,
         elems: Vec<Value>,
     },
-    /// An object of struct `name` not shown again: it is being shown
-    /// already (a cycle of references), or too many objects were shown.
+    /// An object shown already: the `n`-th object (from 0) shown in this
+    /// value, counting in the order they are printed.
+    Ref(usize),
+    /// An object of struct `name` not shown: too many objects were shown.
     Omitted {
         name: String,
     },
@@ -97,29 +110,35 @@ pub enum Value {
 /// heap exponentially long, and a long list a deep one.)
 pub const SHOWN_OBJECTS: usize = 1000;
 
-/// What is left to show of one returned value: the objects on the path
-/// being shown, and how many more may be.
+/// What is left to show of one returned value: the objects shown so far,
+/// in order, and how many more may be.
 #[derive(Default)]
 pub(crate) struct Shown {
-    path: Vec<usize>,
-    shown: usize,
+    seen: FxHashMap<usize, usize>,
+}
+
+/// How to show object `o` of a returned value.
+pub(crate) enum Showing {
+    /// Shown before: this reference to it.
+    Again(Value),
+    /// Show it here, in full.
+    Here,
+    /// Too many objects: show its name only.
+    Omit,
 }
 
 impl Shown {
-    /// Starts showing object `o`, unless it is on the path already or the
-    /// budget is spent (then `false`).
-    pub(crate) fn enter(&mut self, o: usize) -> bool {
-        if self.path.contains(&o) || self.shown >= SHOWN_OBJECTS {
-            return false;
+    /// Starts showing object `o`.
+    pub(crate) fn enter(&mut self, o: usize) -> Showing {
+        if let Some(&k) = self.seen.get(&o) {
+            return Showing::Again(Value::Ref(k));
         }
-        self.shown += 1;
-        self.path.push(o);
-        true
-    }
-
-    /// Object `o`, entered last, is shown.
-    pub(crate) fn leave(&mut self) {
-        self.path.pop();
+        if self.seen.len() >= SHOWN_OBJECTS {
+            return Showing::Omit;
+        }
+        let k = self.seen.len();
+        self.seen.insert(o, k);
+        Showing::Here
     }
 }
 
@@ -139,6 +158,7 @@ impl PartialEq for Value {
                 },
             ) => name == name2 && fields == fields2,
             (Value::Omitted { name }, Value::Omitted { name: name2 }) => name == name2,
+            (Value::Ref(a), Value::Ref(b)) => a == b,
             (
                 Value::Array { name, elems },
                 Value::Array {
@@ -154,39 +174,101 @@ impl PartialEq for Value {
 impl Eq for Value {}
 
 impl fmt::Display for Value {
+    /// Simple's chapter 15 form, all on one line; a returned `[u8]` is its
+    /// characters, raw.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Value::Array { name, elems } = self {
+            if name == "[u8]" {
+                for e in elems {
+                    write!(f, "{}", byte(e) as char)?;
+                }
+                return Ok(());
+            }
+        }
+        let mut refs = FxHashSet::default();
+        self.refs(&mut refs);
+        let mut p = Numbering {
+            refs,
+            counted: 0,
+            ids: FxHashMap::default(),
+        };
+        p.write(self, f)
+    }
+}
+
+/// The low byte of an element of a `[u8]`.
+fn byte(e: &Value) -> u8 {
+    match e {
+        Value::Int(v) => *v as u8,
+        _ => 0,
+    }
+}
+
+impl Value {
+    /// The objects that are shown again somewhere (by their count).
+    fn refs(&self, out: &mut FxHashSet<usize>) {
         match self {
+            Value::Ref(k) => {
+                out.insert(*k);
+            }
+            Value::Obj { fields, .. } => fields.iter().for_each(|(_, v)| v.refs(out)),
+            Value::Array { elems, .. } => elems.iter().for_each(|v| v.refs(out)),
+            _ => {}
+        }
+    }
+}
+
+/// Printing state: the objects shown again get a number (from 1) where
+/// they are first shown, `@1`, and are `obj@1` after.
+struct Numbering {
+    refs: FxHashSet<usize>,
+    counted: usize,
+    ids: FxHashMap<usize, usize>,
+}
+
+impl Numbering {
+    /// `Obj<name>`, with `@n` if the object is shown again later.
+    fn head(&mut self, name: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Obj<{name}>")?;
+        let k = self.counted;
+        self.counted += 1;
+        if self.refs.contains(&k) {
+            let id = self.ids.len() + 1;
+            self.ids.insert(k, id);
+            write!(f, "@{id}")?;
+        }
+        Ok(())
+    }
+
+    fn write(&mut self, v: &Value, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match v {
             Value::Int(v) => write!(f, "{v}"),
             Value::Float(v) => f.write_str(&crate::double::format(*v)),
             Value::Null => f.write_str("null"),
+            Value::Ref(k) => write!(f, "obj@{}", self.ids.get(k).copied().unwrap_or(0)),
+            Value::Omitted { name } => write!(f, "Obj<{name}>{{...}}"),
             Value::Obj { name, fields } => {
-                write!(f, "Obj<{name}> {{")?;
-                for (field, value) in fields {
-                    write!(f, "\n  {field}={value}")?;
+                self.head(name, f)?;
+                f.write_str("{")?;
+                for (i, (field, value)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{field}=")?;
+                    self.write(value, f)?;
                 }
-                f.write_str("\n}")
-            }
-            Value::Omitted { name } => write!(f, "Obj<{name}> {{...}}"),
-            // Bytes are text: Simple shows a `u8[]` as its characters.
-            Value::Array { name, elems } if name == "u8[]" => {
-                for e in elems {
-                    let byte = match e {
-                        Value::Int(v) => *v as u8,
-                        _ => 0,
-                    };
-                    write!(f, "{}", byte as char)?;
-                }
-                Ok(())
+                f.write_str("}")
             }
             Value::Array { name, elems } => {
-                write!(f, "Obj<{name}> {{\n  #={}\n  []=[", elems.len())?;
+                self.head(name, f)?;
+                write!(f, "{{#={},[]=[", elems.len())?;
                 for (i, e) in elems.iter().enumerate() {
                     if i > 0 {
                         f.write_str(",")?;
                     }
-                    write!(f, "{e}")?;
+                    self.write(e, f)?;
                 }
-                f.write_str("]\n}")
+                f.write_str("]}")
             }
         }
     }
@@ -471,7 +553,7 @@ impl Evaluator<'_> {
         }
         for c in anchored {
             for &n in g.outputs(c) {
-                if let NodeKind::New { ptr } = g.kind(n) {
+                if let NodeKind::New { ptr, .. } = g.kind(n) {
                     let obj = g.types.pointee(*ptr).expect("new makes a pointer");
                     self.make(n, obj)?;
                 }
@@ -481,11 +563,13 @@ impl Evaluator<'_> {
     }
 
     /// A new object of struct type `obj`, made by New `n`; an array takes
-    /// its length from the New's input.
+    /// its length from the New's size in bytes.
     fn make(&self, n: NodeId, obj: TypeId) -> Eval<usize> {
-        let len = match self.g.input(n, 1) {
-            Some(len) => array_length(self.value(len)?)?,
-            None => 0,
+        let len = if self.g.types.is_array(obj) {
+            let size = self.value(self.g.in_(n, 1))?.number();
+            array_length(Val::Int(array_count(self.g, obj, size)))?
+        } else {
+            0
         };
         let mut objects = self.objects.borrow_mut();
         self.news.borrow_mut().insert(n, objects.len());
@@ -545,11 +629,40 @@ impl Evaluator<'_> {
                 return v;
             }
             Ok(match g.kind(n) {
-                NodeKind::Proj { idx: 1, .. } => Val::Int(self.arg),
+                // A New's pointer, and its slices: the slice it took in,
+                // with the field's initial value written (a field never
+                // written reads as its zero, so a zero is not written, nor
+                // an array's body, all of it one element's zero).
+                NodeKind::Proj { idx: 1, .. } if new_proj(g, n) => input(0)?,
+                &NodeKind::Proj { idx, .. } if new_proj(g, n) => {
+                    let made = g.in_(n, 0);
+                    let older = self.value_memo(g.in_(made, idx), memo)?;
+                    let NodeKind::New { ptr, .. } = *g.kind(made) else {
+                        unreachable!("a projection of a New")
+                    };
+                    let body =
+                        idx == 3 && g.types.pointee(ptr).is_some_and(|o| g.types.is_array(o));
+                    let init = g.in_(made, idx + new_field_count(g, made));
+                    let value = self.value_memo(init, memo)?;
+                    if body || is_zero(&value) {
+                        older
+                    } else {
+                        let Val::Ptr(object) = self.value_memo(made, memo)? else {
+                            unreachable!("a New makes an object")
+                        };
+                        Val::Mem(Memory(Some(Rc::new(Write {
+                            object,
+                            slot: 0,
+                            value,
+                            older: memory(older),
+                        }))))
+                    }
+                }
+                NodeKind::Proj { idx: 2, .. } => Val::Int(self.arg),
                 // The initial state of a memory slice: nothing written.
                 NodeKind::Proj { .. } => Val::Mem(Memory::default()),
                 NodeKind::Phi { .. } => self.phis.get(&n).cloned().unwrap_or(Val::Int(0)),
-                NodeKind::New { ptr } => {
+                NodeKind::New { ptr, .. } => {
                     let made = self.news.borrow().get(&n).copied();
                     match made {
                         Some(o) => Val::Ptr(o),
@@ -584,13 +697,10 @@ impl Evaluator<'_> {
                         Some(_) => Some(self.element(n, object, input(3)?)?),
                         None => None,
                     };
-                    match (mem.read(object, slot.unwrap_or(0)), slot) {
-                        (Some(v), _) => v.clone(),
-                        // A new array is all zeros.
-                        (None, Some(_)) => zero(g, *declared),
-                        (None, None) => {
-                            return Err(format!("field '{name}' read before it was set"))
-                        }
+                    match mem.read(object, slot.unwrap_or(0)) {
+                        Some(v) => v.clone(),
+                        // Never written, not even by its New: a zero.
+                        None => zero(g, *declared),
                     }
                 }
                 // Not a value: cannot happen in a well-formed graph.
@@ -614,8 +724,10 @@ impl Evaluator<'_> {
         let g = self.g;
         let (ty, len) = self.objects.borrow()[o];
         let name = g.types.struct_name(ty).unwrap_or("?").to_owned();
-        if !shown.enter(o) {
-            return Ok(Value::Omitted { name });
+        match shown.enter(o) {
+            Showing::Again(r) => return Ok(r),
+            Showing::Omit => return Ok(Value::Omitted { name }),
+            Showing::Here => {}
         }
         let mut fields = Vec::new();
         let first = self.first_alias.get(&ty).copied().unwrap_or(0);
@@ -641,7 +753,6 @@ impl Evaluator<'_> {
                 };
                 elems.push(self.snapshot(ret, &v, shown)?);
             }
-            shown.leave();
             return Ok(Value::Array { name, elems });
         }
         for idx in 0..g.types.field_count(ty) {
@@ -649,13 +760,12 @@ impl Evaluator<'_> {
             let value = match slice(alias) {
                 Some(m) => match memory(self.value(m)?).read(o, 0) {
                     Some(fv) => self.snapshot(ret, &fv.clone(), shown)?,
-                    None => Value::Null,
+                    None => self.snapshot(ret, &zero(g, g.types.field_type(ty, idx)), shown)?,
                 },
-                None => Value::Null,
+                None => self.snapshot(ret, &zero(g, g.types.field_type(ty, idx)), shown)?,
             };
             fields.push((g.types.field_name(ty, idx), value));
         }
-        shown.leave();
         Ok(Value::Obj { name, fields })
     }
 }
@@ -697,6 +807,15 @@ pub(crate) fn element_index(g: &Graph, n: NodeId, ty: TypeId, len: i64, off: i64
     Ok(index)
 }
 
+/// The number of elements of an array of type `ty` that `size` bytes
+/// hold: `(size - base) >> scale`, the New's size read back.
+pub(crate) fn array_count(g: &Graph, ty: TypeId, size: i64) -> i64 {
+    match g.types.struct_layout(ty) {
+        Some(l) => size.wrapping_sub(l.offsets[1].into()) >> l.scale,
+        None => 0,
+    }
+}
+
 /// The zero of a type: what an array element holds until it is written.
 pub(crate) fn zero(g: &Graph, ty: TypeId) -> Val {
     if g.types.is_flt(ty) {
@@ -705,6 +824,15 @@ pub(crate) fn zero(g: &Graph, ty: TypeId) -> Val {
         Val::Null
     } else {
         Val::Int(0)
+    }
+}
+
+/// `v` is the zero of its kind, what a field never written reads as.
+fn is_zero(v: &Val) -> bool {
+    match v {
+        Val::Int(0) | Val::Null => true,
+        Val::Float(f) => f.to_bits() == 0,
+        _ => false,
     }
 }
 

@@ -15,18 +15,21 @@
 //! anti-dependences), every value computed before its uses. The fuzzer and
 //! the tests compare them.
 //!
-//! Chapter 15: an array object holds its length and its elements, made
-//! zero by its New; a Load or Store with a byte offset reaches an element
+//! Chapter 15: an object's fields and an array's elements are set by its
+//! New (chapter 16: to the initial values it takes; an array's elements
+//! to their zero), whose pointer projection is the object (its memory
+//! projections are the one heap); an array takes its length from the
+//! New's size in bytes. A Load or Store with a byte offset reaches an element
 //! through the array's layout, and an index outside the array, or a
 //! negative length, is a fault with the graph evaluator's words.
 
 use crate::eval::{
-    array_length, element_index, projection, pure_value, zero, Eval, Memory, Outcome, Shown, Val,
-    Value,
+    array_count, array_length, element_index, projection, pure_value, Eval, Memory, Outcome,
+    Showing, Shown, Val, Value,
 };
 use crate::gcm::{block, is_block_head};
 use crate::graph::{Graph, NodeId};
-use crate::node::{element_offset, is_cfg, NodeKind};
+use crate::node::{element_offset, is_cfg, new_proj, NodeKind};
 use crate::types::TypeId;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -179,6 +182,10 @@ impl Machine<'_> {
             if matches!(g.kind(n), NodeKind::Phi { .. }) || block_head_of(g, n) != Some(blk) {
                 continue;
             }
+            // A New's projections come with it.
+            if matches!(g.kind(n), NodeKind::New { .. }) {
+                work.extend(g.outputs(n).iter().copied());
+            }
             members.push(n);
         }
         members.sort();
@@ -194,7 +201,9 @@ impl Machine<'_> {
                 }
                 if let Some(def) = (i..g.n_ins(x)).find_map(|j| {
                     g.input(x, j)
-                        .filter(|d| j > 0 && inside.contains(d) && !done.contains(d))
+                        .filter(|d| {
+                            (j > 0 || new_proj(g, x)) && inside.contains(d) && !done.contains(d)
+                        })
                         .map(|d| (j, d))
                 }) {
                     stack.push((x, def.0 + 1));
@@ -214,7 +223,10 @@ impl Machine<'_> {
         let g = self.g;
         match g.kind(n) {
             // Values that belong to no block: Start's projections.
-            NodeKind::Proj { idx: 1, .. } => Ok(Val::Int(self.arg)),
+            NodeKind::Proj { .. } if new_proj(g, n) => self.regs[n.nid() as usize]
+                .clone()
+                .ok_or_else(|| "new used before it was computed".to_owned()),
+            NodeKind::Proj { idx: 2, .. } => Ok(Val::Int(self.arg)),
             NodeKind::Proj { .. } => Ok(Val::Mem(Memory::default())),
             _ => self.regs[n.nid() as usize]
                 .clone()
@@ -230,23 +242,24 @@ impl Machine<'_> {
             return v;
         }
         Ok(match g.kind(n) {
+            // A New's pointer; its slices are the one heap.
+            NodeKind::Proj { idx: 1, .. } if new_proj(g, n) => self.reg(g.in_(n, 0))?,
+            NodeKind::Proj { .. } if new_proj(g, n) => Val::Mem(Memory::default()),
             NodeKind::Proj { .. } => self.reg(n)?,
-            NodeKind::New { ptr } => {
+            NodeKind::New { ptr, .. } => {
                 let ty = g.types.pointee(*ptr).expect("new makes a pointer");
                 let count = g.types.field_count(ty);
-                let elems = match g.input(n, 1) {
-                    Some(_) => {
-                        let len = array_length(input(1)?)?;
-                        let z = zero(g, g.types.field_type(ty, 1));
-                        vec![z; len as usize]
-                    }
-                    None => Vec::new(),
-                };
-                self.heap.push(Object {
-                    ty,
-                    fields: vec![None; count],
-                    elems,
-                });
+                let mut elems = Vec::new();
+                if g.types.is_array(ty) {
+                    let len = array_length(Val::Int(array_count(g, ty, input(1)?.number())))?;
+                    elems = vec![input(2 + count + 1)?; len as usize];
+                }
+                // Every field starts out at its initial value, the New's
+                // input (an array's body field is its elements).
+                let fields = (0..count)
+                    .map(|i| input(2 + count + i).map(Some))
+                    .collect::<Eval<_>>()?;
+                self.heap.push(Object { ty, fields, elems });
                 Val::Ptr(self.heap.len() - 1)
             }
             NodeKind::Store { name, alias, .. } => {
@@ -306,12 +319,13 @@ impl Machine<'_> {
             Val::Ptr(o) => {
                 let obj = &self.heap[*o];
                 let name = self.g.types.struct_name(obj.ty).unwrap_or("?").to_owned();
-                if !shown.enter(*o) {
-                    return Value::Omitted { name };
+                match shown.enter(*o) {
+                    Showing::Again(r) => return r,
+                    Showing::Omit => return Value::Omitted { name },
+                    Showing::Here => {}
                 }
                 if self.g.types.is_array(obj.ty) {
                     let elems = obj.elems.iter().map(|e| self.snapshot(e, shown)).collect();
-                    shown.leave();
                     return Value::Array { name, elems };
                 }
                 let fields = (0..obj.fields.len())
@@ -323,7 +337,6 @@ impl Machine<'_> {
                         (self.g.types.field_name(obj.ty, i), value)
                     })
                     .collect();
-                shown.leave();
                 Value::Obj { name, fields }
             }
             Val::Null => Value::Null,

@@ -43,8 +43,10 @@
 //! extra input, so that ordering inside the block keeps the Load first.
 //!
 //! Pinned nodes never move: control nodes, Phis (they belong to their
-//! Region), projections (they belong to their multi-node), `New` (it has a
-//! control input), `Cast` (it holds only below its test), and the shared
+//! Region), projections (they belong to their multi-node; a New's lie in
+//! the New's block), `New` (it has a control input; its inputs float, and
+//! a Load of a slice a New takes is ordered before it like a Store's),
+//! `Cast` (it holds only below its test), and the shared
 //! constant 0 (kept alive for the whole compilation). Everything else
 //! (arithmetic, other constants, Loads, Stores) gets its block here.
 //!
@@ -59,7 +61,9 @@
 //! block (Simple's `IRPrinter.prettyPrintScheduled`).
 
 use crate::graph::{Graph, NodeId};
-use crate::node::{element_offset, is_cfg, label, mem_merge_slice, never_overlaps, NodeKind};
+use crate::node::{
+    is_cfg, label, load_passes as passes, mem_merge_slice, new_mem_input, new_proj, NodeKind,
+};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 use std::cmp::Reverse;
@@ -140,6 +144,9 @@ pub fn is_block_head(g: &Graph, n: NodeId) -> bool {
 pub fn block(g: &Graph, n: NodeId) -> Option<NodeId> {
     if is_block_head(g, n) {
         Some(n)
+    } else if new_proj(g, n) {
+        // A New's projection lies where the New does.
+        g.input(g.in_(n, 0), 0)
     } else {
         g.input(n, 0)
     }
@@ -659,7 +666,10 @@ impl Early {
             for i in 0..g.n_ins(n) {
                 if let Some(def) = g.input(n, i) {
                     // Ask the table before the node: most inputs are done.
-                    if !self.is_done(def) && !is_pinned(g, def) {
+                    // A New is pinned, but its inputs float (its size),
+                    // and a Phi of a New's pointer reaches them through it.
+                    let newish = matches!(g.kind(def), NodeKind::New { .. }) || new_proj(g, def);
+                    if !self.is_done(def) && (!is_pinned(g, def) || newish) {
                         self.visit(g, s, def);
                     }
                 }
@@ -696,7 +706,7 @@ impl Early {
             .get(n.nid() as usize)
             .copied()
             .flatten()
-            .or_else(|| g.input(n, 0))
+            .or_else(|| block(g, n))
     }
 }
 
@@ -830,7 +840,8 @@ impl Late {
                 g.input(n, 0)
             };
         } else if is_pinned(g, n) {
-            self.late[i] = g.input(n, 0); // a Phi's Region, a projection's multi-node
+            // A Phi's Region, a projection's multi-node (a New's: its block).
+            self.late[i] = block(g, n);
         }
         let start = users.len();
         users.extend_from_slice(g.outputs(n));
@@ -962,15 +973,12 @@ impl Late {
     ) -> NodeId {
         let users: UsersCopy = g.outputs(mem).iter().copied().collect();
         for u in users {
+            let passed = passes(g, load, u);
             match g.kind(u) {
                 // A Store to another class leaves this one as it was, and
-                // so does one the Load's own peephole proved elsewhere (the
-                // Load may read a state from before it, and its address
-                // may even be computed from a load after it).
-                NodeKind::Store { alias: a, .. }
-                    if *a == alias
-                        && !never_overlaps(g, g.in_(load, 2), element_offset(g, load), u) =>
-                {
+                // so does one the Load's peephole walked past (the Load's
+                // address may even be computed from a load after it).
+                NodeKind::Store { alias: a, .. } if *a == alias && !passed => {
                     // Placed already, memory users going first; make sure.
                     self.visit(g, s, u);
                     let Some(st_blk) = self.late[u.nid() as usize] else {
@@ -994,6 +1002,18 @@ impl Late {
                             }
                         }
                     }
+                }
+                // A New writes the class too (the new object's field).
+                NodeKind::New { .. }
+                    if new_mem_input(g, u, alias).is_some_and(|j| g.input(u, j) == Some(mem))
+                        && !passed =>
+                {
+                    self.visit(g, s, u);
+                    let Some(new_blk) = self.late[u.nid() as usize] else {
+                        continue;
+                    };
+                    let new_early = g.input(u, 0).unwrap_or_else(|| g.start());
+                    lca = self.anti_dep(g, s, load, new_blk, new_early, lca, Some(u));
                 }
                 // A merge hands the state on, if the class is not split.
                 NodeKind::MemMerge if mem_merge_slice(g, u, alias) == mem => states.push(u),
@@ -1171,6 +1191,15 @@ pub fn print_scheduled(g: &Graph, s: &Schedule, root: NodeId, depth: u32) -> Str
         for n in lines {
             print_line(g, n, &mut out);
             retire(g, n, &mut left, &mut due);
+            // A New's projections come right after it.
+            if matches!(g.kind(n), NodeKind::New { .. }) {
+                for &p in g.outputs(n) {
+                    if left[p.nid() as usize].is_some() && new_proj(g, p) {
+                        print_line(g, p, &mut out);
+                        retire(g, p, &mut left, &mut due);
+                    }
+                }
+            }
         }
         out.push('\n');
     }

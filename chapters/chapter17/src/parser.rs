@@ -76,7 +76,10 @@
 //! it, a struct with a length `#` and a body `[]`, each its own alias
 //! class. `new T[n]` makes one; `a[i]` loads or stores the element at
 //! byte offset `(i<<scale)+base`, from the array's layout; `a#` loads the
-//! length.
+//! length. A field's load or store carries its constant offset too. `new`
+//! makes a multi-node New ([`Parser::new_struct`]) that takes the current
+//! slice of each field's class and each field's initial value, and gives
+//! back each slice with the new object's field set, and the pointer.
 //!
 //! Chapter 17 brings syntax sugar and mutability. Assignments are
 //! expressions ([`Parser::parse_asgn`]); after a variable come `x++`,
@@ -99,7 +102,7 @@ use crate::graph::{Graph, NodeId};
 use crate::lexer::{Lexer, OperAssign};
 use crate::node::{
     self, cproj_new, if_new, load_new, loop_new, mem_merge_new, new_new, phi_new, proj_new,
-    return_new, round_f32_new, scope, store_new, BoolOp, NodeKind, StoreField,
+    return_new, round_f32_new, scope, store_new, BoolOp, NewFields, NodeKind, StoreField,
 };
 use crate::types::{TypeId, Types, PRIMITIVE_TYPES};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -113,12 +116,14 @@ const KEYWORDS: [&str; 11] = [
     "break", "continue", "else", "false", "if", "new", "null", "return", "struct", "true", "while",
 ];
 
-/// A declared struct: its type and the alias class of its first field (the
-/// others follow in order).
+/// A declared struct: its type, the alias class of its first field (the
+/// others follow in order) and, for a struct (not an array), the Struct
+/// node holding its fields' default values (chapter 16).
 #[derive(Clone, Copy)]
 struct StructInfo {
     ty: TypeId,
     first_alias: u32,
+    defaults: Option<NodeId>,
 }
 
 /// The arms of a test: an `if`'s statements or a `?:`'s values.
@@ -176,7 +181,8 @@ impl<'a> Parser<'a> {
             None => Types::INT_BOT,
         };
         let scope = scope::new(&mut graph);
-        let args = graph.types.tuple(&[Types::CTRL, arg_type]);
+        // Chapter 16: Start always hands in memory, whole, before `arg`.
+        let args = graph.types.tuple(&[Types::CTRL, Types::MEM_TOP, arg_type]);
         node::start_new(&mut graph, args);
         let stop = node::stop_new(&mut graph);
         // The constant 0 and dead control, shared by the whole program.
@@ -215,10 +221,17 @@ impl<'a> Parser<'a> {
         let (g, sc) = (&mut self.graph, self.scope);
         scope::push(g, sc);
         let start = g.start();
+        let min = node::scope_min::new(g, None);
         let ctrl = cproj_new(g, start, 0, scope::CTRL);
         let ctrl = node::peephole(g, ctrl);
         scope::define(g, sc, scope::CTRL, Types::CTRL, ctrl);
-        let arg = proj_new(g, start, 1, scope::ARG0);
+        // All of memory, one state until stores split classes off it.
+        let all = proj_new(g, start, 1, scope::MEM);
+        let all = node::peephole(g, all);
+        g.add_def(min, Some(all));
+        let min = node::peephole(g, min);
+        scope::define(g, sc, scope::MEM, Types::MEM_BOT, min);
+        let arg = proj_new(g, start, 2, scope::ARG0);
         let arg = node::peephole(g, arg);
         scope::define(g, sc, scope::ARG0, Types::INT_BOT, arg);
         // The program's block, as `parse_block`, but the implicit return is
@@ -237,6 +250,15 @@ impl<'a> Parser<'a> {
         scope::drop_guards(&mut self.graph, self.scope);
         scope::pop(&mut self.graph, self.scope);
         self.x_scopes.pop();
+        // The default values are needed no more.
+        let mut defaults: Vec<NodeId> = self.structs.values().filter_map(|i| i.defaults).collect();
+        defaults.sort_unstable();
+        for s in defaults {
+            self.graph.unkeep(s);
+            if self.graph.is_unused(s) {
+                self.graph.kill(s);
+            }
+        }
         if !self.lexer.is_eof() {
             let at = self.lexer.token_start();
             let tok = self.lexer.any_next_token();
@@ -281,8 +303,13 @@ impl<'a> Parser<'a> {
     }
 
     /// `statement*` up to a `}` or the end; the braces belong to the caller.
-    fn parse_block(&mut self) -> Result<(), Error> {
-        scope::push(&mut self.graph, self.scope);
+    /// A constructor's block (`in_con`) may set final fields.
+    fn parse_block(&mut self, in_con: bool) -> Result<(), Error> {
+        if in_con {
+            scope::push_constructor(&mut self.graph, self.scope);
+        } else {
+            scope::push(&mut self.graph, self.scope);
+        }
         while !self.lexer.peek_is('}') && !self.lexer.is_eof() {
             self.parse_statement()?;
         }
@@ -298,7 +325,7 @@ impl<'a> Parser<'a> {
             } else if p.lexer.matchx("for") {
                 p.parse_for()
             } else if p.lexer.matches("{") {
-                p.parse_block()?;
+                p.parse_block(false)?;
                 p.require("}")
             } else if p.lexer.matchx("if") {
                 p.parse_if(at)
@@ -658,20 +685,30 @@ impl<'a> Parser<'a> {
     /// A Return of `expr` at the current control, added to Stop.
     fn add_return(&mut self, expr: NodeId) {
         // The final state of memory goes with the Return: the classes that
-        // stores split off, merged over the whole memory.
-        let memory = scope::lookup(&mut self.graph, self.scope, MEM).map(|all| {
-            let mut slices = Vec::new();
-            for name in scope::reverse_names(&self.graph, self.scope) {
-                if let Some(alias) = name.strip_prefix('$').and_then(|a| a.parse().ok()) {
-                    let state = self.memory(alias);
-                    if state != all {
-                        slices.push((alias, state));
-                    }
+        // stores split off, merged over the whole memory. Inside a loop
+        // a class's state may still be lazy: it is made real here.
+        let min = scope::mem(&self.graph, self.scope);
+        let mut all = self.graph.in_(min, 1);
+        while matches!(self.graph.kind(all), NodeKind::Scope(_)) {
+            let outer = scope::mem(&self.graph, all);
+            all = self.graph.in_(outer, 1);
+        }
+        let mut slices = Vec::new();
+        for alias in 2..self.graph.n_ins(min) {
+            if self.graph.input(min, alias).is_some() {
+                let state = node::scope_min::mem(&mut self.graph, min, alias, None);
+                if state != all {
+                    slices.push((alias as u32, state));
                 }
             }
+        }
+        // A program that touches no memory returns none.
+        let memory = if self.graph.n_ins(min) > 2 {
             let merge = mem_merge_new(&mut self.graph, all, &slices);
-            self.peephole(merge)
-        });
+            Some(self.peephole(merge))
+        } else {
+            None
+        };
         let ctrl = self.ctrl();
         let ret = return_new(&mut self.graph, ctrl, expr, memory);
         let ret = self.peephole(ret);
@@ -705,8 +742,14 @@ impl<'a> Parser<'a> {
     /// Drops the value of an expression statement. Nothing uses it, so it
     /// dies, but arithmetic on a non-number in it (`-null-5;`) is still
     /// the program's error, as in Simple, whose graph keeps such nodes.
+    /// In dead code nothing is checked (chapter 16): a field read there is
+    /// `Top`, which arithmetic without peepholes would not fold.
     fn drop_value(&mut self, value: NodeId) -> Result<(), Error> {
         if !self.graph.is_unused(value) {
+            return Ok(());
+        }
+        if self.graph.ty(self.ctrl()) == Types::XCTRL {
+            self.graph.kill(value);
             return Ok(());
         }
         let mut work = vec![value];
@@ -768,11 +811,16 @@ impl<'a> Parser<'a> {
             }
             e
         } else {
-            if infer {
+            // A struct's body or a constructor may leave a `var` or `val`
+            // to be set later (in a constructor): its value is the marker
+            // type itself, `Bottom` or `Top`.
+            if infer && !scope::in_constructor(&self.graph, self.scope) {
                 return Err(self.error_syntax("=expression"));
             }
             let types = &self.graph.types;
-            let init = if types.is_ptr(t) && !types.is_nullable(t) {
+            let init = if infer {
+                t
+            } else if types.is_ptr(t) && !types.is_nullable(t) {
                 Types::TOP
             } else {
                 types.make_init(t).expect("a variable type has a zero")
@@ -818,7 +866,10 @@ impl<'a> Parser<'a> {
 
     /// A final variable that holds a value cannot be assigned again.
     fn check_not_final(&mut self, name: &str, at: usize) -> Result<(), Error> {
-        if !scope::is_final(&self.graph, self.scope, name) {
+        // In a struct's body or a constructor, final fields are being set.
+        if !scope::is_final(&self.graph, self.scope, name)
+            || scope::in_constructor(&self.graph, self.scope)
+        {
             return Ok(());
         }
         let current = scope::lookup(&mut self.graph, self.scope, name);
@@ -1018,7 +1069,7 @@ impl<'a> Parser<'a> {
     /// struct declaration must).
     fn array_type(&mut self, elem: TypeId, at: usize) -> Result<StructInfo, Error> {
         let types = &mut self.graph.types;
-        let name = format!("{}[]", types.str(elem));
+        let name = format!("[{}]", types.str(elem));
         if let Some(info) = self.structs.get(&name) {
             return Ok(*info);
         }
@@ -1028,100 +1079,73 @@ impl<'a> Parser<'a> {
                 at,
             ));
         };
-        if !self.at_top_level() {
-            return Err(Error::new(
-                format!("Array type '{name}' must first appear in the top level scope"),
-                at,
-            ));
-        }
         let info = StructInfo {
             ty,
             first_alias: self.next_alias,
+            defaults: None,
         };
         self.next_alias += 2;
         self.structs.insert(name, info);
-        self.define_slices(info.first_alias, 2);
         Ok(info)
     }
 
-    /// The parser is in the program's outermost block, not inside any
-    /// `if`, loop or nested block.
+    /// The parser is in no `if` and no loop (it may be in a block, a
+    /// struct's body or a constructor).
     fn at_top_level(&self) -> bool {
-        self.x_scopes.len() <= 1 && scope::levels(&self.graph, self.scope).len() <= 2
+        self.x_scopes.len() <= 1
     }
 
-    /// Binds the memory slices of alias classes `first..first+count` in the
-    /// scope, each to the whole memory `$mem` (made from Start the first
-    /// time) until a store splits it off.
-    fn define_slices(&mut self, first: u32, count: u32) {
-        let all = match scope::lookup(&mut self.graph, self.scope, MEM) {
-            Some(all) => all,
-            None => {
-                let start = self.graph.start();
-                let idx = node::start_add_memory(&mut self.graph);
-                let proj = proj_new(&mut self.graph, start, idx, MEM);
-                let proj = self.peephole(proj);
-                scope::define(&mut self.graph, self.scope, MEM, Types::MEM_BOT, proj);
-                proj
-            }
-        };
-        for alias in first..first + count {
-            let mem = self.graph.types.mem(alias);
-            scope::define(&mut self.graph, self.scope, &mem_name(alias), mem, all);
-        }
-    }
-
-    /// `struct S { int a; flt b; S? next; }`, `struct` already read. Each field
-    /// becomes an alias class, bound in the scope as `$N` to the whole
-    /// memory `$mem` (made from Start by the first struct) until a store
-    /// splits it off. A struct that was only named so far (a forward
-    /// reference) is now declared; one declared already cannot be again.
+    /// `struct S { statement* };`, `struct` already read. The body is a
+    /// block run once, here, in the program's control flow; each name it
+    /// declares at its own level (not in a nested block) is a field, of its
+    /// declared type and finality, in order, and the value the name holds
+    /// at the closing `}` is the field's default value, kept in a Struct
+    /// node for `new`. Each field becomes an alias class, bound in the
+    /// scope as `$N` to the whole memory `$mem` (made from Start by the
+    /// first struct) until a store splits it off. A struct that was only
+    /// named so far (a forward reference) is now declared; one declared
+    /// already cannot be again.
     fn parse_struct(&mut self) -> Result<(), Error> {
-        // Memory slices live in the program's outermost block, so that
-        // they outlive every statement that may use them.
+        // A struct's body runs once, where it is declared.
         if !self.at_top_level() {
-            return Err(self.error_syntax("struct declarations can only appear in top level scope"));
+            return Err(
+                self.error_syntax_here("struct declarations can only appear in top level scope")
+            );
         }
         let name = self.require_id()?;
         if self.structs.contains_key(&name) {
-            return Err(self.error_syntax(&format!("struct '{name}' cannot be redefined")));
+            return Err(self.error_syntax_here(&format!("struct '{name}' cannot be redefined")));
         }
+        // Chapter 17: a struct's body is a constructor's scope, and no
+        // longer the top level (a struct cannot be declared inside it).
+        scope::push_constructor(&mut self.graph, self.scope);
+        self.x_scopes.push(self.scope);
         self.require("{")?;
-        let mut fields: Vec<TypeId> = Vec::new();
         while !self.lexer.peek_is('}') && !self.lexer.is_eof() {
-            let at = self.lexer.token_start();
-            let Some(ty) = self.parse_type()? else {
-                // Simple's words, which name the token found and then the
-                // one after it.
-                self.lexer.set_pos(at);
-                let found = self.lexer.any_next_token();
-                let mut e = self.error_syntax(&format!("Requires a field type, found '{found}'"));
-                e.offset = at;
-                return Err(e);
-            };
-            // Chapter 17: `!` marks a field mutable, as a field declared
-            // without a value is anyway.
-            self.lexer.matches("!");
-            let at = self.lexer.token_start();
-            let fname = self.require_id()?;
-            let field = self.graph.types.field(&fname, ty);
-            self.require(";")?;
-            if fields.contains(&field) {
-                let shown = self.graph.types.to_string(field);
-                let mut e = self.error_syntax(&format!(
-                    "Field '{shown}' already defined in struct '{name}'"
-                ));
-                e.offset = at;
-                return Err(e);
-            }
-            fields.push(field);
+            self.parse_statement()?;
         }
-        self.require("}")?;
+        let mut fields = Vec::new();
+        let mut defaults = Vec::new();
+        for (fname, t, fin, i) in scope::innermost(&self.graph, self.scope) {
+            fields.push(self.graph.types.field_of(&fname, t, fin));
+            defaults.push(self.graph.in_(self.scope, i));
+        }
         let ty = self.graph.types.struct_of(&name, &fields);
+        let s = node::struct_::new(&mut self.graph, ty, &defaults);
+        let s = self.peephole(s);
+        self.graph.keep(s);
+        self.require("}")?;
+        self.require(";")?;
+        self.x_scopes.pop();
+        scope::pop(&mut self.graph, self.scope);
         let first_alias = self.next_alias;
         self.next_alias += fields.len() as u32;
-        self.structs.insert(name, StructInfo { ty, first_alias });
-        self.define_slices(first_alias, fields.len() as u32);
+        let info = StructInfo {
+            ty,
+            first_alias,
+            defaults: Some(s),
+        };
+        self.structs.insert(name, info);
         Ok(())
     }
 
@@ -1371,14 +1395,28 @@ impl<'a> Parser<'a> {
             } else {
                 access.to_owned()
             };
-            // A pointer that can only be null (a test of it proved it
-            // non-null where it is null everywhere): Simple's chapter 12
-            // words.
-            if t == Types::PTR_TOP {
-                return Err(Error::new(
-                    format!("Accessing field '{name}' from null"),
-                    at,
-                ));
+            // In dead code (after a `return`) nothing is checked, as in
+            // Simple's chapter 16: the access is parsed and dropped, and
+            // so is the object, if nothing else holds it (a New left in
+            // the graph would still allocate when the schedule runs).
+            if self.graph.ty(self.ctrl()) == Types::XCTRL {
+                if self.graph.is_unused(expr) {
+                    self.graph.kill(expr);
+                }
+                if access == "[]" {
+                    self.parse_expression()?;
+                    self.require("]")?;
+                }
+                if self.lexer.matches("=") {
+                    if !self.lexer.peek_is('=') {
+                        return self.parse_expression();
+                    }
+                    let pos = self.lexer.pos();
+                    self.lexer.set_pos(pos - 1);
+                }
+                let top = node::new_constant(&mut self.graph, Types::TOP);
+                expr = self.peephole(top);
+                continue;
             }
             // The struct is looked up by name: a pointer to a forward
             // reference finds the fields declared since.
@@ -1398,20 +1436,25 @@ impl<'a> Parser<'a> {
             };
             let alias = info.first_alias + idx as u32;
             let declared = self.graph.types.field_type(info.ty, idx);
-            // An element's byte offset: `(i<<scale)+base`, from the layout.
-            let off = if access == "[]" {
+            // An element's byte offset: `(i<<scale)+base`, from the layout;
+            // a field's is a constant, from the layout too.
+            let element = access == "[]";
+            let off = if element {
                 self.graph.keep(expr);
                 let index = self.parse_asgn();
                 self.graph.unkeep(expr);
                 let index = index?;
                 self.require("]")?;
-                Some(self.element_offset(info.ty, index))
+                self.element_offset(info.ty, index)
             } else {
-                None
+                let at = self
+                    .graph
+                    .types
+                    .struct_layout(info.ty)
+                    .map_or(0, |l| l.offsets[idx]);
+                self.constant(at.into())
             };
-            if let Some(off) = off {
-                self.graph.keep(off);
-            }
+            self.graph.keep(off);
             if self.lexer.matches_assign() {
                 self.graph.keep(expr);
                 let value = self.parse_asgn();
@@ -1423,12 +1466,20 @@ impl<'a> Parser<'a> {
                     lifted.map(|l| (v, l))
                 });
                 self.graph.unkeep(expr);
-                if let Some(off) = off {
-                    self.graph.unkeep(off);
-                }
-                let (value, lifted) = value?;
+                // The offset stays kept until the store takes it:
+                // converting the value may free a constant equal to it
+                // (`p.f1 = 8 - p.f2` into a `flt` at offset 8: the int 8
+                // gives way to 8.0, and the offset 8 died with it).
+                let (value, lifted) = match value {
+                    Ok(v) => v,
+                    Err(e) => {
+                        self.graph.unkeep(off);
+                        return Err(e);
+                    }
+                };
                 self.graph.keep(value);
                 self.store(&name, alias, declared, at, expr, off, lifted);
+                self.graph.unkeep(off);
                 // Chapter 17: the value of `p.f = e` is `e` as written.
                 return Ok(self.graph.unkeep(value));
             }
@@ -1454,8 +1505,8 @@ impl<'a> Parser<'a> {
             };
             let mem = self.memory(alias);
             let load = load_new(&mut self.graph, &name, alias, load_type, at, mem, expr);
-            if off.is_some() {
-                self.graph.add_def(load, off);
+            self.graph.add_def(load, Some(off));
+            if element {
                 // An element is read no earlier than where the program reads
                 // it: its index may be valid only there (Simple's stand-in
                 // for a range check).
@@ -1475,6 +1526,14 @@ impl<'a> Parser<'a> {
             } else {
                 None
             };
+            // A field the struct declares final cannot change (an array's
+            // elements always can); one final only through a read-only
+            // reference is the store's error, found once optimized.
+            if delta.is_some() && !element && self.graph.types.field_is_final(info.ty, idx) {
+                self.graph.unkeep(expr);
+                self.graph.unkeep(off);
+                return Err(Error::new(format!("Cannot reassign final '{name}'"), at));
+            }
             if let Some(delta) = delta {
                 self.graph.keep(load);
                 let one = self.constant(delta);
@@ -1490,19 +1549,17 @@ impl<'a> Parser<'a> {
             if self.graph.is_unused(expr) {
                 self.graph.kill(expr);
             }
-            if let Some(off) = off {
-                self.graph.unkeep(off);
-                if self.graph.is_unused(off) {
-                    self.graph.kill(off);
-                }
+            self.graph.unkeep(off);
+            if self.graph.is_unused(off) {
+                self.graph.kill(off);
             }
             expr = load;
         }
     }
 
     /// A Store of `value` into field `name` (alias class `alias`, declared
-    /// type `declared`) of the object `ptr` points to, at byte offset `off`
-    /// for an array element; it becomes the class's memory.
+    /// type `declared`) of the object `ptr` points to, at byte offset `off`;
+    /// it becomes the class's memory.
     #[allow(clippy::too_many_arguments)]
     fn store(
         &mut self,
@@ -1511,7 +1568,7 @@ impl<'a> Parser<'a> {
         declared: TypeId,
         at: usize,
         ptr: NodeId,
-        off: Option<NodeId>,
+        off: NodeId,
         value: NodeId,
     ) {
         let ctrl = self.ctrl();
@@ -1520,14 +1577,11 @@ impl<'a> Parser<'a> {
             name,
             alias,
             declared,
-            init: false,
         };
         let st = store_new(&mut self.graph, field, at, ctrl, mem, ptr, value);
-        if off.is_some() {
-            self.graph.add_def(st, off);
-        }
+        self.graph.add_def(st, Some(off));
         let st = self.peephole(st);
-        scope::update(&mut self.graph, self.scope, &mem_name(alias), st);
+        self.set_memory(alias, st);
     }
 
     /// The byte offset of element `index` of array type `ary`:
@@ -1553,48 +1607,119 @@ impl<'a> Parser<'a> {
     /// The current state of alias class `alias`: `$mem` itself until a
     /// store splits the class off.
     fn memory(&mut self, alias: u32) -> NodeId {
-        scope::lookup(&mut self.graph, self.scope, &mem_name(alias))
-            .expect("memory slices stay in scope")
+        scope::memory(&mut self.graph, self.scope, alias)
     }
 
-    /// `new S`: a New, then a Store of each field's first value: 0 for an
-    /// int, 0.0 for a flt, null for a reference (even one declared not
-    /// null).
-    fn new_struct(&mut self, info: StructInfo) -> NodeId {
+    /// Makes `st` the state of alias class `alias`.
+    fn set_memory(&mut self, alias: u32, st: NodeId) {
+        scope::set_memory(&mut self.graph, self.scope, alias, st);
+    }
+
+    /// After `new S`: an optional constructor block `{ statement* }`, in
+    /// which each field is a variable holding its default value (a final
+    /// one may be set once if it has none); the values the fields hold at
+    /// its `}` are the new object's. Every field must have one by then.
+    fn parse_constructor(&mut self, info: StructInfo, name: &str, at: usize) -> Parsed {
+        let defaults = info.defaults.expect("a struct has its defaults");
+        let count = self.graph.types.field_count(info.ty);
+        let block = self.lexer.matches("{");
+        let values: Vec<NodeId> = if block {
+            let first = self.graph.n_ins(self.scope);
+            scope::push(&mut self.graph, self.scope);
+            for idx in 0..count {
+                let fname = self.graph.types.field_name(info.ty, idx);
+                let t = self.graph.types.field_type(info.ty, idx);
+                let fin = self.graph.types.field_is_final(info.ty, idx);
+                let mut value = node::struct_::default(&self.graph, defaults, idx);
+                // Chapter 17: a field that must be set (its default is
+                // `Top`) is `Bottom` in the constructor, until it is set;
+                // reading it before is an error.
+                if self.graph.ty(value) == Types::TOP {
+                    let c = node::new_constant(&mut self.graph, Types::BOTTOM);
+                    value = self.peephole(c);
+                }
+                scope::define_var(&mut self.graph, self.scope, &fname, t, fin, value);
+            }
+            self.parse_block(true)?;
+            self.require("}")?;
+            (first..first + count)
+                .map(|i| scope::lookup_slot(&mut self.graph, self.scope, i))
+                .collect()
+        } else {
+            (0..count)
+                .map(|idx| node::struct_::default(&self.graph, defaults, idx))
+                .collect()
+        };
+        // A field still `Bottom` was never set in the constructor (chapter
+        // 17); one still `Top` had no constructor to set it (Simple lets
+        // that pass, and its evaluator then fails).
+        for (idx, &v) in values.iter().enumerate() {
+            let t = self.graph.ty(v);
+            if t == Types::BOTTOM || t == Types::TOP {
+                let fname = self.graph.types.field_name(info.ty, idx);
+                return Err(Error::new(
+                    format!(
+                        "'{name}' is not fully initialized, field '{fname}' needs to be set in a constructor"
+                    ),
+                    at,
+                ));
+            }
+        }
+        let size = self
+            .graph
+            .types
+            .struct_layout(info.ty)
+            .map_or(0, |l| l.size);
+        let size = self.constant(size.into());
+        let ptr = self.new_struct(info, size, &values);
+        if block {
+            self.graph.keep(ptr);
+            scope::pop(&mut self.graph, self.scope);
+            self.graph.unkeep(ptr);
+        }
+        Ok(ptr)
+    }
+
+    /// `new S` of `size` bytes with its fields' initial `values`: a New
+    /// taking the current slice of each field's alias class and those
+    /// values, whose projections are the new state of each class (the new
+    /// object's field holding its value) and the pointer.
+    fn new_struct(&mut self, info: StructInfo, size: NodeId, values: &[NodeId]) -> NodeId {
         let ptr = self.graph.types.ptr(info.ty, false);
+        let count = self.graph.types.field_count(info.ty) as u32;
+        self.graph.keep(size);
+        for &v in values {
+            self.graph.keep(v);
+        }
+        // Looking a slice up may make a loop's lazy phi: field order.
+        let mems: Vec<NodeId> = (info.first_alias..info.first_alias + count)
+            .map(|alias| {
+                let m = self.memory(alias);
+                self.graph.keep(m);
+                m
+            })
+            .collect();
+        for &n in mems.iter().chain(values) {
+            self.graph.unkeep(n);
+        }
+        self.graph.unkeep(size);
         let ctrl = self.ctrl();
-        let n = new_new(&mut self.graph, ptr, ctrl);
+        let fields = NewFields {
+            mems: &mems,
+            inits: values,
+        };
+        let n = new_new(&mut self.graph, ptr, info.first_alias, ctrl, size, fields);
         let n = self.peephole(n);
         self.graph.keep(n);
-        let count = self.graph.types.field_count(info.ty);
-        let at = self.lexer.pos();
-        for alias in info.first_alias..info.first_alias + count as u32 {
-            let obj = info.ty;
-            let idx = (alias - info.first_alias) as usize;
-            let name = self.graph.types.field_name(obj, idx);
-            let declared = self.graph.types.field_type(obj, idx);
-            let mem = self.memory(alias);
-            // A constant of its own for each field, as Simple makes it (value
-            // numbering then finds the one made before).
-            let init = self
-                .graph
-                .types
-                .make_init(declared)
-                .expect("int, flt or pointer");
-            let init = node::new_constant(&mut self.graph, init);
-            let init = self.peephole(init);
-            let ctrl = self.ctrl();
-            let field = StoreField {
-                name: &name,
-                alias,
-                declared,
-                init: true,
-            };
-            let st = store_new(&mut self.graph, field, at, ctrl, mem, n, init);
-            let st = self.peephole(st);
-            scope::update(&mut self.graph, self.scope, &mem_name(alias), st);
+        for i in 0..count {
+            let proj = proj_new(&mut self.graph, n, i as usize + 2, "");
+            let proj = self.peephole(proj);
+            self.set_memory(info.first_alias + i, proj);
         }
-        self.graph.unkeep(n)
+        let p = proj_new(&mut self.graph, n, 1, "");
+        let p = self.peephole(p);
+        self.graph.unkeep(n);
+        p
     }
 
     /// `number | '(' expr ')' | 'true' | 'false' | id`
@@ -1628,6 +1753,25 @@ impl<'a> Parser<'a> {
         let Some(value) = scope::lookup(&mut self.graph, self.scope, &name) else {
             return Err(Error::new(format!("Undefined name '{name}'"), at));
         };
+        // Chapter 17: a field a constructor has yet to set is `Bottom`.
+        if self.graph.ty(value) == Types::BOTTOM {
+            return Err(Error::new(
+                format!("Cannot read uninitialized field '{name}'"),
+                at,
+            ));
+        }
+        // A not-null reference declared without a value holds `Top` until
+        // it is given one; reading it before is an error (Simple lets the
+        // `Top` through). In dead code, where a field access gives `Top`,
+        // anything goes.
+        if matches!(self.graph.kind(value), NodeKind::Constant(Types::TOP))
+            && self.graph.ty(self.ctrl()) != Types::XCTRL
+        {
+            return Err(Error::new(
+                format!("Variable '{name}' is not initialized"),
+                at,
+            ));
+        }
         // Chapter 17: `x op= e`, `x++`, `x--`.
         let op_at = self.lexer.token_start();
         let op = self.lexer.match_oper_assign();
@@ -1735,40 +1879,45 @@ impl<'a> Parser<'a> {
         };
         let name = types.struct_name(obj).unwrap_or_default().to_owned();
         match self.structs.get(&name).copied() {
-            Some(info) if self.graph.types.is_array(info.ty) => {
-                Err(Error::new("Not yet implemented", at))
-            }
-            Some(info) => Ok(self.new_struct(info)),
-            // Not a struct, or one not declared yet.
-            None => Err(Error::new(format!("Unknown struct type '{name}'"), at)),
+            Some(info) if info.defaults.is_some() => self.parse_constructor(info, &name, at),
+            // Not a struct (an array needs a length), or one not declared
+            // yet.
+            _ => Err(Error::new(format!("Unknown struct type '{name}'"), at)),
         }
     }
 
-    /// `new T[len]`: a New of the array type with its length as input,
-    /// then a Store of the length into `#`. The elements are not stored:
-    /// a new array is all zeros (or nulls), which is what a load of an
-    /// element no store wrote gives.
+    /// `new T[len]`: a New of `base + (len << scale)` bytes, whose fields
+    /// start out as the length and, for every element, its type's zero.
     fn new_array(&mut self, info: StructInfo, len: NodeId) -> Parsed {
-        let ptr = self.graph.types.ptr(info.ty, false);
-        let ctrl = self.ctrl();
-        let n = new_new(&mut self.graph, ptr, ctrl);
-        self.graph.add_def(n, Some(len));
-        let n = self.peephole(n);
-        self.graph.keep(n);
-        let at = self.lexer.pos();
-        let alias = info.first_alias;
-        let mem = self.memory(alias);
-        let ctrl = self.ctrl();
-        let field = StoreField {
-            name: "#",
-            alias,
-            declared: Types::INT_BOT,
-            init: true,
-        };
-        let st = store_new(&mut self.graph, field, at, ctrl, mem, n, len);
-        let st = self.peephole(st);
-        scope::update(&mut self.graph, self.scope, &mem_name(alias), st);
-        Ok(self.graph.unkeep(n))
+        self.graph.keep(len);
+        let layout = self
+            .graph
+            .types
+            .struct_layout(info.ty)
+            .expect("an array has a layout");
+        let base = self.constant(layout.offsets[1].into());
+        self.graph.keep(base);
+        let scale = self.constant(layout.scale.into());
+        let shl = self
+            .graph
+            .add_node(NodeKind::Shl, vec![None, Some(len), Some(scale)]);
+        let shl = self.peephole(shl);
+        self.graph.unkeep(base);
+        let size = self
+            .graph
+            .add_node(NodeKind::Add, vec![None, Some(base), Some(shl)]);
+        let size = self.peephole(size);
+        self.graph.keep(size);
+        let zero = self
+            .graph
+            .types
+            .make_init(self.graph.types.field_type(info.ty, 1))
+            .expect("an element has a zero");
+        let zero = node::new_constant(&mut self.graph, zero);
+        let zero = self.peephole(zero);
+        self.graph.unkeep(size);
+        self.graph.unkeep(len);
+        Ok(self.new_struct(info, size, &[len, zero]))
     }
 
     fn constant(&mut self, value: i64) -> NodeId {
@@ -1834,6 +1983,18 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// [`Parser::error_syntax`] naming the very next character, blank or
+    /// not, as Simple's struct declaration does.
+    fn error_syntax_here(&mut self, expected: &str) -> Error {
+        let at = self.lexer.pos();
+        let next = self.src[at..]
+            .chars()
+            .next()
+            .map(String::from)
+            .unwrap_or_default();
+        Error::new(format!("Syntax error, expected {expected}: {next}"), at)
+    }
+
     fn error_syntax(&mut self, expected: &str) -> Error {
         let at = self.lexer.token_start();
         let tok = self.lexer.any_next_token();
@@ -1852,13 +2013,4 @@ fn prim_type(name: &str) -> Option<TypeId> {
         .iter()
         .find(|&&(n, _)| n == name)
         .map(|&(_, t)| t)
-}
-
-/// The scope name of the whole memory; no program can name it, as
-/// identifiers cannot contain `$`.
-const MEM: &str = "$mem";
-
-/// The scope name of the memory slice of alias class `alias`: `$2`, `$3`...
-fn mem_name(alias: u32) -> String {
-    format!("${alias}")
 }

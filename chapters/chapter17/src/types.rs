@@ -82,8 +82,10 @@ pub enum Type {
     Flt(Flt),
     /// A fixed-size collection of unrelated types, e.g. the values of `Start`.
     Tuple(Box<[TypeId]>),
-    /// A slice of memory.
-    Mem(Alias),
+    /// A slice of memory and the meet of every value it may hold
+    /// (chapter 15: memory is typed by its contents). `MEM#2:0` is the
+    /// slice of class 2 holding only zeros, as a `new` leaves it.
+    Mem(Alias, TypeId),
     /// A pointer to a struct (`obj` is a [`Type::Struct`]), perhaps null.
     MemPtr { obj: TypeId, nil: bool },
     /// A struct: a name and its [`Type::Field`]s, in declaration order, or
@@ -354,8 +356,8 @@ impl Types {
                 Type::Tuple([Self::XCTRL, Self::CTRL].into()),
                 Self::IF_FALSE,
             ),
-            (Type::Mem(Alias::Top), Self::MEM_TOP),
-            (Type::Mem(Alias::Bot), Self::MEM_BOT),
+            (Type::Mem(Alias::Top, Self::TOP), Self::MEM_TOP),
+            (Type::Mem(Alias::Bot, Self::BOTTOM), Self::MEM_BOT),
             (Self::struct_type("$TOP"), Self::STRUCT_TOP),
             (Self::struct_type("$BOT"), Self::STRUCT_BOT),
             (Self::ptr_type(Self::STRUCT_BOT, true), Self::PTR_BOT),
@@ -441,9 +443,35 @@ impl Types {
         Type::MemPtr { obj, nil }
     }
 
-    /// The memory slice of alias class `alias`.
+    /// The memory slice of alias class `alias`, holding anything.
     pub fn mem(&mut self, alias: u32) -> TypeId {
-        self.intern(Type::Mem(Alias::Slice(alias)))
+        self.intern(Type::Mem(Alias::Slice(alias), Self::BOTTOM))
+    }
+
+    /// The memory slice of alias class `alias` whose values are all of
+    /// type `contents`.
+    pub fn mem_of(&mut self, alias: u32, contents: TypeId) -> TypeId {
+        self.intern(Type::Mem(Alias::Slice(alias), contents))
+    }
+
+    /// What memory of type `t` holds in alias class `alias`: what its slice
+    /// of that class says; nothing (top) for memory where nothing was
+    /// stored yet (Start's) or dead; anything (bottom) for all of memory.
+    pub fn held_in(&self, t: TypeId, alias: u32) -> TypeId {
+        match self.get(t) {
+            Type::Top | Type::Mem(Alias::Top, _) => Self::TOP,
+            Type::Mem(Alias::Slice(a), held) if *a == alias => *held,
+            _ => Self::BOTTOM,
+        }
+    }
+
+    /// What a memory type says its values are: for the whole memory, top
+    /// if nothing was stored yet (Start's), else bottom.
+    pub fn mem_contents(&self, id: TypeId) -> Option<TypeId> {
+        match self.get(id) {
+            Type::Mem(_, t) => Some(*t),
+            _ => None,
+        }
     }
 
     /// A pointer to struct `obj`; `nil` if it may be null.
@@ -618,13 +646,13 @@ impl Types {
     /// The alias class of a memory slice type.
     pub fn mem_alias(&self, id: TypeId) -> Option<u32> {
         match self.get(id) {
-            Type::Mem(Alias::Slice(a)) => Some(*a),
+            Type::Mem(Alias::Slice(a), _) => Some(*a),
             _ => None,
         }
     }
 
     pub fn is_mem(&self, id: TypeId) -> bool {
-        matches!(self.get(id), Type::Mem(_))
+        matches!(self.get(id), Type::Mem(..))
     }
 
     /// `a` is at least as precise as `b`: `meet(a, b) == b`.
@@ -670,12 +698,16 @@ impl Types {
         let test = self.struct_of("test", &[field]);
         let test_ptr = self.ptr(test, false);
         let tuple = self.tuple(&[Self::INT_BOT, test_ptr]);
-        let mem1 = self.mem(1);
+        // Chapter 15: a slice holding only zeros, as Simple's sample has.
+        let mem1 = self.mem_of(1, Self::INT_ZERO);
         let pi = self.flt(std::f64::consts::PI);
         let (s1, s2) = self.cyclic_pair();
         // Chapter 15: an array, as Simple's sample has (`flt[]`).
         let ary = self.array(Self::FLT_BOT).expect("floats make an array");
         let ary_ptr = self.ptr(ary, true);
+        // Chapter 16: Start's tuple (control, memory, `arg`), longer than
+        // the other tuple: tuples of different lengths meet at bottom.
+        let start = self.tuple(&[Self::CTRL, Self::MEM_TOP, Self::INT_BOT]);
         let mut ts = vec![
             Self::BOTTOM,
             Self::CTRL,
@@ -700,6 +732,7 @@ impl Types {
             tuple,
             ary,
             ary_ptr,
+            start,
         ];
         let duals: Vec<TypeId> = ts.iter().map(|&t| self.dual(t)).collect();
         ts.extend(duals);
@@ -729,8 +762,12 @@ impl Types {
             Type::XCtrl | Type::Bottom | Type::Top => Self::BOTTOM,
             Type::Int(_) => Self::INT_BOT,
             Type::Flt(_) => Self::FLT_BOT,
-            // A memory slice stays itself: its class is what it is.
-            Type::Mem(_) => id,
+            // A memory slice keeps its class; its contents fall.
+            Type::Mem(Alias::Slice(a), t) => {
+                let t = self.glb(t);
+                self.mem_of(a, t)
+            }
+            Type::Mem(..) => id,
             Type::Tuple(elems) => {
                 let low: Vec<TypeId> = elems.iter().map(|&e| self.glb(e)).collect();
                 self.tuple(&low)
@@ -879,14 +916,14 @@ impl Types {
     }
 
     /// The array type whose elements are of type `elem`: a struct named
-    /// `elem[]` (by the element's short name) with a length `#` and a
-    /// body `[]`. `None` if the element is a non-null pointer: an array
+    /// `[elem]` (by the element's short name; chapter 16's spelling) with
+    /// a final length `#` and a body `[]`. `None` if the element is a non-null pointer: an array
     /// of references starts out all null, so its elements must allow it.
     pub fn array(&mut self, elem: TypeId) -> Option<TypeId> {
         if self.is_ptr(elem) && !self.is_nullable(elem) {
             return None;
         }
-        let name = format!("{}[]", self.str(elem));
+        let name = format!("[{}]", self.str(elem));
         // Chapter 17: the length is final, the elements are not.
         let len = self.field_of("#", Self::INT_BOT, true);
         let body = self.field("[]", elem);
@@ -921,6 +958,8 @@ impl Types {
         match self.get(id) {
             Type::Int(i) => i.is_constant(),
             Type::Flt(f) => matches!(f, Flt::Con(_)),
+            // Chapter 16: `null` is a constant.
+            Type::MemPtr { .. } => id == Self::NULL,
             _ => false,
         }
     }
@@ -965,9 +1004,12 @@ impl Types {
                 let duals: Vec<TypeId> = elems.iter().map(|&e| self.dual(e)).collect();
                 self.tuple(&duals)
             }
-            Type::Mem(Alias::Top) => Self::MEM_BOT,
-            Type::Mem(Alias::Bot) => Self::MEM_TOP,
-            Type::Mem(Alias::Slice(_)) => id,
+            Type::Mem(Alias::Top, _) => Self::MEM_BOT,
+            Type::Mem(Alias::Bot, _) => Self::MEM_TOP,
+            Type::Mem(Alias::Slice(a), t) => {
+                let t = self.dual(t);
+                self.mem_of(a, t)
+            }
             Type::MemPtr { obj, nil } => {
                 let obj = self.dual(obj);
                 self.ptr(obj, !nil)
@@ -1029,10 +1071,17 @@ impl Types {
             // The smallest range covering both.
             (&Type::Int(x), &Type::Int(y)) => self.int_range(x.min.min(y.min), x.max.max(y.max)),
             (&Type::Flt(x), &Type::Flt(y)) => self.intern(Type::Flt(x.meet(y))),
-            (Type::Mem(x), Type::Mem(y)) => match (*x, *y) {
+            // Two slices of one class hold what either holds; of two
+            // classes, some memory (`MEM#BOT`) holding what either holds.
+            (&Type::Mem(x, tx), &Type::Mem(y, ty)) => match (x, y) {
                 (_, Alias::Top) => a,
                 (Alias::Top, _) => b,
-                _ => Self::MEM_BOT,
+                _ if a == Self::MEM_BOT || b == Self::MEM_BOT => Self::MEM_BOT,
+                _ => {
+                    let alias = if x == y { x } else { Alias::Bot };
+                    let t = self.meet(tx, ty);
+                    self.intern(Type::Mem(alias, t))
+                }
             },
             (&Type::MemPtr { obj: x, nil: xn }, &Type::MemPtr { obj: y, nil: yn }) => {
                 let obj = self.meet(x, y);
@@ -1115,11 +1164,12 @@ impl Types {
                 }
                 out.push(']');
             }
-            Type::Mem(alias) => match alias {
+            Type::Mem(alias, t) => match alias {
                 Alias::Top => out.push_str("MEM#TOP"),
                 Alias::Bot => out.push_str("MEM#BOT"),
                 Alias::Slice(n) => {
-                    let _ = write!(out, "MEM#{n}");
+                    let _ = write!(out, "MEM#{n}:");
+                    self.print(*t, out);
                 }
             },
             Type::MemPtr { obj, nil } => match id {
@@ -1137,15 +1187,24 @@ impl Types {
                 out.push_str(name);
                 // A forward reference prints as its name alone.
                 let Some(fields) = fields else { return };
-                out.push_str(" {\n");
+                // Chapter 17 prints each field as a declaration, `!` for
+                // one that may change: `S {int x; int !y; }`.
+                out.push_str(" {");
                 for &f in fields.iter() {
-                    out.push_str("  ");
-                    self.print(f, out);
-                    out.push_str(";\n");
+                    if let Type::Field { name, ty, fin } = self.get(f) {
+                        self.print(*ty, out);
+                        out.push_str(if *fin { " " } else { " !" });
+                        out.push_str(name);
+                        out.push_str("; ");
+                    }
                 }
                 out.push('}');
             }
-            Type::Field { name, ty, .. } => {
+            Type::Field { name, ty, fin } => {
+                // Chapter 17: `!` marks a field that may change.
+                if !*fin {
+                    out.push('!');
+                }
                 out.push_str(name);
                 out.push_str(" :");
                 self.print(*ty, out);
@@ -1189,6 +1248,11 @@ impl Types {
                 format!("*{}{}", self.str(*obj), if *nil { "?" } else { "" })
             }
             Type::Struct { name, .. } | Type::Field { name, .. } => name.clone(),
+            // Chapter 15: a tuple names its elements short too (a New's).
+            Type::Tuple(elems) => {
+                let shown: Vec<String> = elems.iter().map(|&e| self.str(e)).collect();
+                format!("[  {}]", shown.join(", "))
+            }
             _ => self.to_string(id),
         }
     }
@@ -1279,7 +1343,7 @@ mod tests {
         let other = t.struct_forward("M");
         assert_eq!(t.meet(fwd, other), Types::STRUCT_BOT);
         assert_eq!(t.to_string(next), "*N?");
-        assert_eq!(t.to_string(full), "N {\n  next :*N?;\n}");
+        assert_eq!(t.to_string(full), "N {*N? !next; }");
         assert_eq!(t.field_count(fwd), 0);
         assert_eq!(t.field_index(fwd, "next"), None);
         assert_eq!(t.field_index(full, "next"), Some(0));

@@ -1,6 +1,6 @@
 //! Port of Simple's chapter 17 `BrainFuckTest.java`: a Brainfuck
 //! interpreter written in Simple, with `u8[]` arrays for the program, the
-//! data and the output.
+//! data and the output, in chapter 17's sugar (`for`, `var`, `++`).
 
 use chapter17::{CodeGen, Outcome};
 use pretty_assertions::assert_eq;
@@ -32,13 +32,10 @@ fn assert_shows(code: &CodeGen, arg: i64, loops: usize, expected: &str) {
 #[test]
 fn test_brainfuck() {
     let program = "++++++++[>++++[>++>+++>+++>+<<<<-]>+>+>->>+[<]<-]>>.>---.+++++++..+++.>>.<-.<.+++.------.--------.>>+.>++.";
-    // Chapter 17: the arrays that change are declared mutable (`!`).
-    let mut src = format!("u8[] !program = new u8[{}];", program.len());
+    let mut src = String::from("u8[] !program = new u8[106];");
     for (i, b) in program.bytes().enumerate() {
         src.push_str(&format!("program[{i}] = {b};"));
     }
-    // The interpreter, rewritten by Simple's chapter 17 with its sugar:
-    // `for`, `var`, `++`, `--`.
     src.push_str(
         "\
 var d = 0;

@@ -32,9 +32,7 @@ if (arg == 1)
     a = arg+2;
 else {
     a = arg-3;
-
 }
-
 return a;";
     assert_eq!(print_iterated(src), "return Phi(Region,(arg+2),(arg-3));");
 }

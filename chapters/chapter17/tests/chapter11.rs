@@ -42,7 +42,7 @@ fn assert_evaluates(code: &CodeGen, arg: i64, expected: i64) {
     assert_outcome(code, arg, &Outcome::Value(Value::Int(expected)));
 }
 
-/// A returned object of `struct S { int f; }` whose field holds `f`.
+/// A returned object of `struct S { int f; };` whose field holds `f`.
 fn obj_s(f: i64) -> Outcome {
     Outcome::Value(Value::Obj {
         name: "S".to_owned(),
@@ -400,7 +400,7 @@ return primeCount;
 #[test]
 fn test_anti_deps1() {
     let src = "\
-struct S { int f; }
+struct S { int f; };
 S !v=new S;
 v.f = 2;
 int i=new S.f;
@@ -420,7 +420,7 @@ return i;
 #[test]
 fn test_anti_deps2() {
     let src = "\
-struct S { int f; }
+struct S { int f; };
 S !v = new S;
 v.f = arg;
 S !t = new S;
@@ -434,7 +434,6 @@ if (arg) {
 return i;
 ";
     let code = parse_iterated(src);
-    // The Java prints `return Phi(Region,.f,0);`: its node numbers.
     assert_eq!(code.print(), "return Phi(Region,.f,0);");
     // Not in the Java test: `v.f` is `arg` unless `v` became `t` (0).
     for (arg, expected) in [(-1, -1), (0, 0), (1, 0), (2, 0)] {
@@ -444,7 +443,7 @@ return i;
 
 /// `testAntiDeps3`, shared with `test_anti_deps3_null_path`.
 const ANTI_DEPS3: &str = "\
-struct S { int f; }
+struct S { int f; };
 S !v0 = new S;
 S? v1;
 if (arg) v1 = new S;
@@ -481,10 +480,10 @@ fn test_anti_deps3_null_path() {
 #[test]
 fn test_anti_deps4() {
     let src = "\
-struct S { int f; }
+struct S { int f; };
 S !v = new S;
 v.f = arg;
-S !t = new S;
+S t = new S;
 int i = v.f;
 if (arg+1) arg= 0;
 while (arg) v.f = 2;
@@ -502,7 +501,7 @@ return i;
 
 /// `testAntiDeps5`, shared with `test_listing_anti_deps5`.
 const ANTI_DEPS5: &str = "\
-struct S { int f; }
+struct S { int f; };
 S !v = new S;
 while(1) {
     while(arg+1) { arg=arg-1; }
@@ -527,7 +526,7 @@ fn test_anti_deps5() {
 #[test]
 fn test_anti_deps6() {
     let src = "\
-struct s { int v; }
+struct s { int v; };
 s !ptr=new s;
 while( -arg )
   ptr = new s;
@@ -548,9 +547,9 @@ while(1)
 #[test]
 fn test_anti_deps7() {
     let src = "\
-struct S { int f; }
+struct S { int f; };
 S !v = new S;
-S !t = new S;
+S t = new S;
 int i = v.f;
 while (arg) {
     v.f = arg;
@@ -570,9 +569,9 @@ return i;
 #[test]
 fn test_anti_deps8() {
     let src = "\
-struct S { int f; }
+struct S { int f; };
 S !v = new S;
-S !t = new S;
+S t = new S;
 while(arg) {
     arg=arg-1;
     int f = v.f;
@@ -594,9 +593,9 @@ return arg;
 #[test]
 fn test_anti_deps9() {
     let src = "\
-struct S { int f; }
+struct S { int f; };
 S !v = new S;
-S !t = new S;
+S t = new S;
 if (arg) {
     v.f=2;
     int i=t.f;
@@ -615,7 +614,7 @@ return v;
 #[test]
 fn test_example2() {
     let src = "\
-struct S { int f; }
+struct S { int f; };
 S !v = new S;
 int i = arg;
 while (arg > 0) {
@@ -641,7 +640,7 @@ return v;
 #[test]
 fn test_split() {
     let src = "\
-struct S { int f; }
+struct S { int f; };
 S !s = new S;
 if( arg==0 ) s.f = 1;
 else if (arg == 1) s.f = 1;
@@ -658,7 +657,7 @@ return s.f;
 const SCHEDULE_USE: &str = "\
 int v0=0;
 while(0>=0) {
-    int v1=0;
+    u1 v1=0;
     v1=v0;
     if(v1*0)
         v0=-v1;
@@ -667,8 +666,7 @@ return 0;
 ";
 
 // `testScheduleUse` and `testLoopCarriedDep` are in Simple's chapter 11
-// test class but not in chapter 12's copy of it (chapter 12 branched off
-// before they were added); we keep both.
+// test class, and again in chapter 16's copy of it with narrow types.
 #[test]
 fn test_schedule_use() {
     let code = parse_iterated(SCHEDULE_USE);
@@ -684,11 +682,11 @@ fn test_schedule_use() {
 #[test]
 fn test_loop_carried_dep() {
     let src = "\
-int v0=0;
+u32 v0=0;
 {
     int v1=0;
     while(v1) {
-        v1=1+(v0!=0);
+        v1=1>>>v0!=0;
         v0=v1/0;
     }
 }
@@ -709,35 +707,25 @@ fn listing(code: &CodeGen) -> Vec<String> {
 
 #[test]
 fn test_listing_schedule_use() {
-    // Not in the Java test: the listing that the Java chapter 11 prints
-    // for testScheduleUse: the Never exit of the infinite loop, untyped.
+    // Not in the Java test: our scheduled listing of testScheduleUse:
+    // `v1*0` is 0 since chapter 16, so the `if` folds, and the infinite
+    // loop gets its Never exit.
     let code = parse_iterated(SCHEDULE_USE);
     let expected = [
         "START:                            [[   ]]  ",
-        "   4 #0         2                 [[  ____   21   22   38   41  ]]  0",
+        "   4 #0         2                 [[  ____   44   47  ]]  0",
         "",
-        "L6:                               [[  START      ]]  ",
+        "L7:                               [[  START      ]]  ",
         "",
-        "LOOP9:                            [[  L6        L40        ]]  ",
-        "  21 Phi_v0     9    4   35       [[    22   28   35   38  ]]  int",
-        "  22 Mul        9   21    4       [[    24       ]]  int",
-        "  24 If         9   22            [[    25   26  ]]  [  Ctrl, Ctrl]",
+        "LOOP11:                           [[  L7        L46        ]]  ",
+        "  44 Never     11    4            [[    45   46  ]]  ",
         "",
-        "L25:                              [[  LOOP9      ]]  ",
-        "  28 Minus     25   21            [[    35       ]]  int",
+        "L45:                              [[  LOOP11     ]]  ",
+        "  47 Return    45    4            [[     3       ]]  ",
         "",
-        "L26:                              [[  LOOP9      ]]  ",
+        "L46:                              [[  LOOP11     ]]  ",
         "",
-        "L34:                              [[  L25       L26        ]]  ",
-        "  35 Phi_v0    34   28   21       [[    21       ]]  int",
-        "  38 Never     34    4   21       [[    39   40  ]]  ",
-        "",
-        "L39:                              [[  L34        ]]  ",
-        "  41 Return    39    4            [[     3       ]]  ",
-        "",
-        "L40:                              [[  L34        ]]  ",
-        "",
-        "L3:                               [[  L39        ]]  ",
+        "L3:                               [[  L45        ]]  ",
         "",
     ];
     assert_eq!(listing(&code), expected);
@@ -745,53 +733,56 @@ fn test_listing_schedule_use() {
 
 #[test]
 fn test_listing_anti_deps5() {
-    // Not in the Java test: the listing that the Java chapter 11 prints
-    // for testAntiDeps5: nested loops, memory, a store sunk into the loop body.
-    // Two lines differ, by design (lazy memory splitting): node 8 is the
-    // whole memory `$mem` where Java has the slice `$2`, and the Return's
-    // memory is an ALLMEM merge (56) of `$mem` with slice 2, the loop's
-    // memory Phi 54. Java's Return takes Phi 54 directly. Since chapter 13
-    // the false arm of `if (arg) break;` knows `arg` is 0, so the outer
-    // loop's back edge brings 0 (`Phi_arg 12 7 4`); node numbers moved
-    // with it, and a Store prints as the field it writes (`.f=`).
+    // Not in the Java test: our scheduled listing of testAntiDeps5: nested
+    // loops, memory, a store sunk into the loop body. Node 8 is the whole
+    // memory `$mem` (chapter 16: Start hands it in always; nothing is
+    // stored yet, `MEM#TOP`); the Return's memory is an ALLMEM merge of it
+    // with slice 2, the loop's memory Phi 65. The false arm of
+    // `if (arg) break;` knows `arg` is 0, so the outer loop's back edge
+    // brings 0 (`Phi_arg 16 9 4`). `new S` is a New of 8 bytes (12) taking
+    // the slice of `f` and, since chapter 16, its initial value (4, the 0
+    // `int f;` declares), with projections for the new slice (14,
+    // `MEM#2:0`) and the pointer (15, `S`). A Store has the field's offset
+    // as its last input (4 again).
     let code = parse_iterated(ANTI_DEPS5);
     let expected = [
         "START:                            [[   ]]  ",
-        "   7 arg        2                 [[    22       ]]  int",
-        "   4 #0         2                 [[  ____   11   22  ]]  0",
-        "   8 $mem       2                 [[    11   56  ]]  MEM#BOT",
+        "   9 arg        2                 [[    29       ]]  int",
+        "   4 #0         2                 [[  ____   66   13   29  ]]  0",
+        "   8 $mem       2                 [[    67   13  ]]  MEM#TOP",
         "",
-        "L6:                               [[  START      ]]  ",
-        "  14 #1         6                 [[    24   35  ]]  1",
-        "  53 #2         6                 [[    55       ]]  2",
-        "  11 .f=        6    8    9    4  [[    54       ]]  MEM#2",
-        "   9 new        6                 [[    11   55   57  ]]  *S",
+        "L7:                               [[  START      ]]  ",
+        "  19 #1         7                 [[    31   43  ]]  1",
+        "  64 #2         7                 [[    66       ]]  2",
+        "  12 #8         7                 [[    13       ]]  8",
+        "  13 new        7   12    8    4  [[    14   15  ]]  [  Ctrl, *S, MEM#2:0]",
+        "  14 $2        13                 [[    65       ]]  MEM#2:0",
+        "  15 S         13                 [[    66   68  ]]  *S",
         "",
-        "LOOP12:                           [[  L6        L39        ]]  ",
-        "  54 Phi_$2    12   11   55       [[    56   55  ]]  MEM#2",
-        "  22 Phi_arg   12    7    4       [[    23       ]]  int",
+        "LOOP16:                           [[  L7        L47        ]]  ",
+        "  65 Phi_$2    16   14   66       [[    67   66  ]]  MEM#2:Bot",
+        "  29 Phi_arg   16    9    4       [[    30       ]]  int",
         "",
-        "LOOP20:                           [[  LOOP12    L27        ]]  ",
-        "  23 Phi_arg   20   22   35       [[    37   35   24  ]]  int",
-        "  24 Add       20   23   14       [[    26       ]]  int",
-        "  26 If        20   24            [[    27   28  ]]  [  Ctrl, Ctrl]",
+        "LOOP26:                           [[  LOOP16    L34        ]]  ",
+        "  30 Phi_arg   26   29   43       [[    45   43   31  ]]  int",
+        "  31 Add       26   30   19       [[    33       ]]  int",
+        "  33 If        26   31            [[    34   35  ]]  [  Ctrl, Ctrl]",
         "",
-        "L27:                              [[  LOOP20     ]]  ",
-        "  35 Sub       27   23   14       [[    23       ]]  int",
+        "L34:                              [[  LOOP26     ]]  ",
+        "  43 Sub       34   30   19       [[    30       ]]  int",
         "",
-        "L28:                              [[  LOOP20     ]]  ",
-        "  37 If        28   23            [[    38   39  ]]  [  Ctrl, Ctrl]",
+        "L35:                              [[  LOOP26     ]]  ",
+        "  45 If        35   30            [[    46   47  ]]  [  Ctrl, Ctrl]",
         "",
-        "L38:                              [[  L28        ]]  ",
-        "  56 ALLMEM    38    8   54       [[    57       ]]  MEM#BOT",
-        "  57 Return    38    9   56       [[     3       ]]  [  Ctrl, *S {",
-        "  f :int;",
-        "}]",
+        "L46:                              [[  L35        ]]  ",
+        "  67 ALLMEM    46    8   65       [[    68       ]]  MEM#BOT",
+        "  68 Return    46   15   67       [[     3       ]]  [  Ctrl, *S]",
         "",
-        "L39:                              [[  L28        ]]  ",
-        "  55 .f=       39   54    9   53  [[    54       ]]  MEM#2",
+        "L47:                              [[  L35        ]]  ",
+        "  66 .f=       47   65   15   64    4  [[    65  ]]  MEM#2:Bot",
         "",
-        "L3:                               [[  L38        ]]  ",
+        "L3:                               [[  L46        ]]  ",
+        // Each block ends in a blank line.
         "",
     ];
     assert_eq!(listing(&code), expected);
@@ -803,24 +794,28 @@ fn test_listing_anti_deps5() {
 #[test]
 fn test_lazy_memory_unstored_classes_stay_whole() {
     // B is declared but never made: its classes 3 and 4 are never split
-    // off `$mem` (node 8), so the Return's ALLMEM lists class 2 only.
+    // off `$mem` (node 8), so the Return's ALLMEM lists class 2 only: the
+    // Store into the slice that `new A` set to its initial 0.
     let code = parse_iterated(
-        "struct A { int x; }\nstruct B { int y; int z; }\nA !a = new A;\na.x = arg;\nreturn a;\n",
+        "struct A { int x; };\nstruct B { int y; int z; };\nA !a = new A;\na.x = arg;\nreturn a;\n",
     );
     let expected = [
         "START:                            [[   ]]  ",
-        "   7 arg        2                 [[    12       ]]  int",
-        "   8 $mem       2                 [[    12   13  ]]  MEM#BOT",
+        "   4 #0         2                 [[  ____   20   16  ]]  0",
+        "   9 arg        2                 [[    20       ]]  int",
+        "   8 $mem       2                 [[    21   16  ]]  MEM#TOP",
         "",
-        "L6:                               [[  START      ]]  ",
-        "  12 .x=        6    8    9    7  [[    13       ]]  MEM#2",
-        "   9 new        6                 [[    12   14  ]]  *A",
-        "  13 ALLMEM     6    8   12       [[    14       ]]  MEM#BOT",
-        "  14 Return     6    9   13       [[     3       ]]  [  Ctrl, *A {",
-        "  x :int;",
-        "}]",
+        "L7:                               [[  START      ]]  ",
+        "  15 #8         7                 [[    16       ]]  8",
+        "  16 new        7   15    8    4  [[    17   18  ]]  [  Ctrl, *A, MEM#2:0]",
+        "  17 $2        16                 [[    20       ]]  MEM#2:0",
+        "  18 A         16                 [[    22   20  ]]  *A",
+        "  20 .x=        7   17   18    9    4  [[    21  ]]  MEM#2:int",
+        "  21 ALLMEM     7    8   20       [[    22       ]]  MEM#BOT",
+        "  22 Return     7   18   21       [[     3       ]]  [  Ctrl, *A]",
         "",
-        "L3:                               [[  L6         ]]  ",
+        "L3:                               [[  L7         ]]  ",
+        // Each block ends in a blank line.
         "",
     ];
     assert_eq!(listing(&code), expected);
@@ -833,56 +828,59 @@ fn test_lazy_memory_unstored_classes_stay_whole() {
 
 #[test]
 fn test_lazy_memory_phis_only_where_stored() {
-    // Both classes are split by the zeroing stores of `new`, but only
-    // class 2 is stored in the loop: it alone gets memory Phis (43, 61).
-    // The loop reads b.y, which made a class 3 Phi at the head while the
-    // body was parsed; it was useless and is gone. B's zeroing Store (14)
-    // is used only by the ALLMEM, so it sinks to the loop exit.
+    // Both classes are split by the News, which set them to their initial
+    // 0, but only class 2 is stored in the loop: it alone gets memory Phis
+    // (55, 74). The loop reads b.y, which made a class 3 Phi at the head
+    // while the body was parsed; it was useless and is gone, and b.y is
+    // the 0 `new B` took (B's slice 20 is used only by the ALLMEM).
     let code = parse_iterated(
-        "struct A { int x; }\nstruct B { int y; }\nA !a = new A;\nB !b = new B;\nint i = 0;\n\
+        "struct A { int x; };\nstruct B { int y; };\nA !a = new A;\nB !b = new B;\nint !i = 0;\n\
          while (i < arg) { i = i + 1; if (i == 3) a.x = a.x + b.y + i; }\nreturn a.x;\n",
     );
     let expected = [
         "START:                            [[   ]]  ",
-        "   7 arg        2                 [[    19       ]]  int",
-        "   4 #0         2                 [[  ____   11   14   18  ]]  0",
-        "   8 $mem       2                 [[    11   14   66  ]]  MEM#BOT",
+        "   9 arg        2                 [[    27       ]]  int",
+        "   4 #0         2                 [[  ____   79   67   15   19   26  ]]  0",
+        "   8 $mem       2                 [[    80   15   19  ]]  MEM#TOP",
         "",
-        "L6:                               [[  START      ]]  ",
-        "  35 #3         6                 [[    34       ]]  3",
-        "  27 #1         6                 [[    32   53  ]]  1",
-        "  11 .x=        6    8    9    4  [[    43       ]]  MEM#2",
-        "  12 new        6                 [[    14       ]]  *B",
-        "   9 new        6                 [[    11   54   65  ]]  *A",
+        "L7:                               [[  START      ]]  ",
+        "  44 #3         7                 [[    43       ]]  3",
+        "  36 #1         7                 [[    41   66  ]]  1",
+        "  14 #8         7                 [[    15   19  ]]  8",
+        "  15 new        7   14    8    4  [[    16   17  ]]  [  Ctrl, *A, MEM#2:0]",
+        "  16 $2        15                 [[    55       ]]  MEM#2:0",
+        "  17 A         15                 [[    67   79  ]]  *A",
+        "  19 new        7   14    8    4  [[    20       ]]  [  Ctrl, *B, MEM#3:0]",
+        "  20 $3        19                 [[    80       ]]  MEM#3:0",
         "",
-        "LOOP16:                           [[  L6        L60        ]]  ",
-        "  43 Phi_$2    16   11   61       [[    66   54   65   61  ]]  MEM#2",
-        "  18 Phi_i     16    4   32       [[    68   32   19  ]]  int",
-        "  19 LT        16   18    7       [[    21       ]]  bool",
-        "  21 If        16   19            [[    22   23  ]]  [  Ctrl, Ctrl]",
-        "  65 x         16   43    9       [[    67   68   54  ]]  int",
+        "LOOP23:                           [[  L7        L73        ]]  ",
+        "  55 Phi_$2    23   16   74       [[    80   67   79   74  ]]  MEM#2:Bot",
+        "  26 Phi_i     23    4   41       [[    83   41   27  ]]  int",
+        "  27 LT        23   26    9       [[    29       ]]  bool",
+        "  29 If        23   27            [[    30   31  ]]  [  Ctrl, Ctrl]",
+        "  79 x         23   55   17    4  [[    81   83   67  ]]  int",
         "",
-        "L22:                              [[  LOOP16     ]]  ",
-        "  34 EQ        22   32   35       [[    36       ]]  bool",
-        "  36 If        22   34            [[    37   38  ]]  [  Ctrl, Ctrl]",
-        "  32 Add       22   18   27       [[    18   34  ]]  int",
+        "L30:                              [[  LOOP23     ]]  ",
+        "  43 EQ        30   41   44       [[    45       ]]  bool",
+        "  45 If        30   43            [[    46   47  ]]  [  Ctrl, Ctrl]",
+        "  41 Add       30   26   36       [[    26   43  ]]  int",
         "",
-        "L23:                              [[  LOOP16     ]]  ",
-        "  14 .y=       23    8   12    4  [[    66       ]]  MEM#3",
-        "  66 ALLMEM    23    8   43   14  [[    67       ]]  MEM#BOT",
-        "  67 Return    23   65   66       [[     3       ]]  [  Ctrl, int]",
+        "L31:                              [[  LOOP23     ]]  ",
+        "  80 ALLMEM    31    8   55   20  [[    81       ]]  MEM#BOT",
+        "  81 Return    31   79   80       [[     3       ]]  [  Ctrl, int]",
         "",
-        "L3:                               [[  L23        ]]  ",
+        "L3:                               [[  L31        ]]  ",
         "",
-        "L37:                              [[  L22        ]]  ",
-        "  68 Add       37   18   65       [[    53       ]]  int",
-        "  53 Add       37   68   27       [[    54       ]]  int",
-        "  54 .x=       37   43    9   53   65  [[    61  ]]  MEM#2",
+        "L46:                              [[  L30        ]]  ",
+        "  83 Add       46   26   79       [[    66       ]]  int",
+        "  66 Add       46   83   36       [[    67       ]]  int",
+        "  67 .x=       46   55   17   66    4   79  [[    74  ]]  MEM#2:Bot",
         "",
-        "L38:                              [[  L22        ]]  ",
+        "L47:                              [[  L30        ]]  ",
         "",
-        "L60:                              [[  L37       L38        ]]  ",
-        "  61 Phi_$2    60   54   43       [[    43       ]]  MEM#2",
+        "L73:                              [[  L46       L47        ]]  ",
+        "  74 Phi_$2    73   67   55       [[    55       ]]  MEM#2:Bot",
+        // Each block ends in a blank line.
         "",
     ];
     assert_eq!(listing(&code), expected);

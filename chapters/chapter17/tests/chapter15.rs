@@ -4,9 +4,9 @@
 //! (`parse().iterate()`), compares the printed program and runs its test
 //! evaluator; here both of our evaluators (`eval` on the graph,
 //! `eval_scheduled` on the schedule) must give the expected value. Where
-//! the printed program names a node by its number (`Region`), ours
-//! differs from the Java's, which makes its nodes in another order (see
-//! the README); the test says so where it does.
+//! the printed program names a node by its number (`Region69`), ours is
+//! the Java's but where memory is split lazily (one `$mem` for all alias
+//! classes, see the README); the test says so where it does.
 
 // 3.14 is Simple's test value, not an approximation of pi.
 #![allow(clippy::approx_constant)]
@@ -92,8 +92,8 @@ if (arg) {
 return b[0] + b[1];
 ",
     );
-    // The Java prints `return Phi(Region,1,0);`: the same program, but
-    // its node numbers (it makes more nodes per `new`, see the README).
+    // Simple's chapter 16 dropped this test (its parser crashed on it);
+    // with that fixed it prints the same.
     assert_eq!(code.print(), "return Phi(Region,1,0);");
     assert_returns(&code, 0, Value::Int(0));
     assert_returns(&code, 1, Value::Int(1));
@@ -105,22 +105,21 @@ fn test_cyclic() {
         "\
 struct C {
     C? l;
-}
+};
 C !c = new C;
 c.l = c;
 return c;
 ",
     );
     assert_eq!(code.print(), "return C;");
-    // The Java shows `Obj<C>@1{l=obj@1}`; ours cuts the cycle its way.
-    assert_shows(&code, 0, LOOPS, "Obj<C> {\n  l=Obj<C> {...}\n}");
+    assert_shows(&code, 0, LOOPS, "Obj<C>@1{l=obj@1}");
 }
 
 #[test]
 fn test_safety_check() {
     let code = parse_iterated(
         "\
-u8[] !old = new u8[0];
+u8[] old = new u8[0];
 u8[] !output = new u8[1];
 int i = 0;
 while (i < old#) {
@@ -131,20 +130,20 @@ output[i] = 1;
 return output;
 ",
     );
-    assert_eq!(code.print(), "return u8[];");
+    assert_eq!(code.print(), "return [u8];");
     assert_shows(&code, 0, LOOPS, "\u{1}");
 }
 
 #[test]
 fn test_basic1() {
-    let code = parse_iterated("int[] !is = new int[2];\nreturn is[1];\n");
+    let code = parse_iterated("int[] is = new int[2];\nreturn is[1];\n");
     assert_eq!(code.print(), "return 0;");
     assert_returns(&code, 0, Value::Int(0));
 }
 
 #[test]
 fn test_basic2() {
-    let code = parse_iterated("int[] !is = new int[2];\nint[] !is2 = new int[2];\nreturn is[1];\n");
+    let code = parse_iterated("int[] is = new int[2];\nint[] is2 = new int[2];\nreturn is[1];\n");
     assert_eq!(code.print(), "return 0;");
     assert_returns(&code, 0, Value::Int(0));
 }
@@ -158,17 +157,17 @@ fn test_basic3() {
 
 #[test]
 fn test_basic4() {
-    let code = parse_iterated("struct A { int i; }\nA?[] !a = new A?[2];\nreturn a;\n");
-    assert_eq!(code.print(), "return *A?[];");
-    // The Java shows `Obj<*A?[]>{#=2,[]=[null,null]}`.
-    assert_shows(&code, 0, LOOPS, "Obj<*A?[]> {\n  #=2\n  []=[null,null]\n}");
+    let code = parse_iterated("struct A { int i; };\nA?[] !a = new A?[2];\nreturn a;\n");
+    assert_eq!(code.print(), "return [*A?];");
+    // The Java shows `Obj<[*A?]>{#=2,[]=[null,null]}`.
+    assert_shows(&code, 0, LOOPS, "Obj<[*A?]>{#=2,[]=[null,null]}");
 }
 
 #[test]
 fn test_basic5() {
     let code = parse_iterated(
         "\
-struct S { int x; flt y; }
+struct S { int x; flt y; };
 // A new S
 S !s = new S; s.x=99; s.y = 3.14;
 
@@ -189,10 +188,9 @@ else {
 return rez;
 ",
     );
-    // The Java prints `return Phi(Region,1.2,Phi(Region,2.3,.y));`:
-    // the same program with its node numbers.
-    assert_eq!(code.print(), "return Phi(Region,1.2,Phi(Region,2.3,.y));");
+    assert_eq!(code.print(), "return Phi(Region,1.2,Phi(Region,2.3,3.14));");
     assert_returns(&code, 0, Value::Float(3.14));
+    assert_returns(&code, 1, Value::Float(1.2));
 }
 
 #[test]
@@ -200,7 +198,7 @@ fn test_tree() {
     let code = parse_iterated(
         "\
 // Can we define a forward-reference array?
-struct Tree { Tree?[] _kids; }
+struct Tree { Tree?[]? _kids; };
 Tree !root = new Tree;
 root._kids = new Tree?[2]; // NO BANG SO ARRAY IS OF IMMUTABLE TREES????
 root._kids[0] = new Tree;
@@ -208,19 +206,17 @@ return root;
 ",
     );
     assert_eq!(code.print(), "return Tree;");
-    // The Java shows
-    // `Obj<Tree>{_kids=Obj<*Tree?[]>{#=2,[]=[Obj<Tree>{_kids=null},null]}}`.
     assert_shows(
         &code,
         0,
         LOOPS,
-        "Obj<Tree> {\n  _kids=Obj<*Tree?[]> {\n  #=2\n  []=[Obj<Tree> {\n  _kids=null\n},null]\n}\n}",
+        "Obj<Tree>{_kids=Obj<[*Tree?]>{#=2,[]=[Obj<Tree>{_kids=null},null]}}",
     );
 }
 
 #[test]
 fn test_nested_struct_add_mem_proj() {
-    let mut code = CodeGen::new("struct S {\n    int a;\n    int[] b;\n}\nreturn 0;\n");
+    let mut code = CodeGen::new("struct S { int a; int[] b; };\nreturn 0;\n");
     code.parse().unwrap();
     assert_eq!(code.print(), "return 0;");
 }
@@ -251,8 +247,6 @@ return ary[1] * 1000 + ary[3]; // 1 * 1000 + 6
 
 #[test]
 fn sieve_o_eratosthenes() {
-    // Chapter 17: Simple's program declares its arrays mutable (`!`) and
-    // two names per declaration.
     let mut code = parse_iterated(
         "\
 int[] !ary = new int[arg], !primes = new int[arg];
@@ -288,25 +282,25 @@ while( j < nprimes ) {
 return rez;
 ",
     );
-    assert_eq!(code.print(), "return int[];");
+    assert_eq!(code.print(), "return [int];");
     // The Java checks the struct type, the length 8 and the elements.
     let primes = [2, 3, 5, 7, 11, 13, 17, 19].map(Value::Int).to_vec();
     let rez = Outcome::Value(Value::Array {
-        name: "int[]".into(),
+        name: "[int]".into(),
         elems: primes,
     });
     assert_eq!(code.eval(20, LOOPS), rez);
     assert_eq!(code.eval_scheduled(20, LOOPS), rez);
     let types = &mut code.graph.types;
     let ary = types.array(Types::INT_BOT).unwrap();
-    assert_eq!(types.to_string(ary), "int[] {\n  # :int;\n  [] :int;\n}");
+    assert_eq!(types.to_string(ary), "[int] {int #; int ![]; }");
 }
 
 #[test]
 fn test_new_node_init() {
     let code = parse_iterated(
         "\
-struct S {int i; flt f;}
+struct S {int i; flt f;};
 S !s1 = new S;
 S !s2 = new S;
 s2.i = 3;
@@ -328,21 +322,21 @@ fn test_bad0() {
 fn test_bad1() {
     assert_eq!(
         error("int is = new int[2];"),
-        "Type *int[] is not of declared type int"
+        "Type *[int] is not of declared type int"
     );
 }
 
 #[test]
 fn test_bad2() {
     assert_eq!(
-        error("int[] !is = new int[3.14];\nreturn is[1];"),
+        error("int[] is = new int[3.14];\nreturn is[1];"),
         "Cannot allocate an array with length 3.14"
     );
 }
 
 #[test]
 fn test_bad3() {
-    let code = parse_iterated("int[] !is = new int[arg];\nreturn is[1];");
+    let code = parse_iterated("int[] is = new int[arg];\nreturn is[1];");
     assert_eq!(code.print(), "return 0;");
     assert_returns(&code, 4, Value::Int(0));
     // The Java's load is folded away, so index 1 of an empty array is
@@ -362,10 +356,10 @@ fn array_errors() {
         ("u8?[] x;", "Type u8 cannot be null"),
         (
             "int[]?? x;",
-            "Type *int[] {\n  # :int;\n  [] :int;\n}? already allows null",
+            "Type *[int] {int #; int ![]; }? already allows null",
         ),
         (
-            "struct S { int x; }\nS[] a;",
+            "struct S { int x; };\nS[] a;",
             "Arrays of reference types must always be nullable",
         ),
         (
@@ -381,20 +375,20 @@ fn array_errors() {
         ),
         ("return new int;", "Cannot allocate a int"),
         ("return new u8;", "Cannot allocate a u8"),
-        ("return new int[];", "Not yet implemented"),
+        ("return new int[];", "Unknown struct type '[int]'"),
         ("int x = 3;\nreturn x#;", "Expected reference but got 3"),
         ("int x = 3;\nreturn x[0];", "Expected reference but got 3"),
         (
-            "struct S { int x; }\nS !s = new S;\nreturn s#;",
+            "struct S { int x; };\nS !s = new S;\nreturn s#;",
             "Accessing unknown field '#' from '*S'",
         ),
         (
-            "struct S { int x; }\nS !s = new S;\nreturn s[0];",
+            "struct S { int x; };\nS !s = new S;\nreturn s[0];",
             "Accessing unknown field '[]' from '*S'",
         ),
         (
             "int[] !a = new int[3];\nreturn a.x;",
-            "Accessing unknown field 'x' from '*int[]'",
+            "Accessing unknown field 'x' from '*[int]'",
         ),
         (
             "int[]? !a = null;\nif (arg) a = new int[3];\nreturn a[0];",
@@ -408,13 +402,16 @@ fn array_errors() {
             "int[] !a = new int[3];\na[0] = 1.5;\nreturn a;",
             "Type 1.5f is not of declared type int",
         ),
-        (
-            "if (arg) { int[] !a = new int[3]; }",
-            "Array type 'int[]' must first appear in the top level scope",
-        ),
     ] {
         assert_eq!(error(src), message, "{src}");
     }
+    // Since chapter 16 an array type may be named first in any block (its
+    // memory has no slot until it is used), and a variable of it declared
+    // without a value waits for one.
+    let code =
+        parse_iterated("if (arg) { int[] !a = new int[3]; a[1] = arg; return a[1]; }\nreturn 0;\n");
+    assert_eq!(code.print(), "Stop[ return arg; return 0; ]");
+    assert_eq!(parse_iterated("int[] a;\nreturn 0;\n").print(), "return 0;");
 }
 
 #[test]
@@ -493,13 +490,13 @@ fn arrays_of_every_element_type() {
         }
     }
     let code = parse_iterated(
-        "struct P { int x; P? next; }\nP?[] !ps = new P?[arg];\nps[1] = new P;\nps[1].x = 7;\nreturn ps;\n",
+        "struct P { int x; P? next; };\nP?[] !ps = new P?[arg];\nps[1] = new P;\nps[1].x = 7;\nreturn ps;\n",
     );
     assert_shows(
         &code,
         2,
         LOOPS,
-        "Obj<*P?[]> {\n  #=2\n  []=[null,Obj<P> {\n  x=7\n  next=null\n}]\n}",
+        "Obj<[*P?]>{#=2,[]=[null,Obj<P>{x=7,next=null}]}",
     );
 }
 
@@ -520,12 +517,12 @@ fn a_store_out_of_bounds_faults_though_nothing_reads_it() {
 #[test]
 fn test_basic6() {
     let src = "\
-struct S { int x; flt y; }
+struct S { int x; flt y; };
 // A new S
 S !s = new S; s.x=99; s.y = 3.14;
 
 // Double-d array of Ss.  Fill in one row.
-S?[]?[] !iss = new S?[]?[2];
+S?[]?[] iss = new S?[]?[2];
 iss[0] = new S?[7];
 iss[0][2] = s;
 
@@ -536,15 +533,151 @@ if( iss[arg] )
         rez = iss[arg][2].y;
 return rez;
 ";
-    assert_eq!(error(src), "Might be null accessing '[]'");
+    // Both loads of `iss[arg][2]` may be null; the walk from Stop meets the
+    // `.y` first (chapter 15 reported the `[]` first in the source).
+    assert_eq!(error(src), "Might be null accessing 'y'");
 }
 
-/// Found by `simple fuzz` in chapter 15: the load of `b` walks past the
-/// store into `a` (another object made by a New) to the store into `b`,
-/// while its index is read from `a` after that store. Global code motion
-/// asked for the load to come before the store it had walked past, which
-/// it cannot, and recursed until the stack overflowed; a store the load
-/// walks past now makes no anti-dependence.
+// Chapter 16's new tests of this class.
+
+#[test]
+fn test_progress() {
+    let code = parse_iterated(
+        "\
+i8 v1=0&0;
+u8 v2=0;
+byte v4=0;
+if(0) {}
+while(v2<0) {
+    v4=0-v1;
+    break;
+}
+int v5=0&0;
+while(v5+(0&0)) {
+    int v7=0&0;
+    while(v7)
+        v4=0>>>v5;
+    while(v1)
+        return 0;
+}
+return v1;
+",
+    );
+    assert_eq!(code.print(), "return 0;");
+    assert_returns(&code, 0, Value::Int(0));
+}
+
+#[test]
+fn test_sharp_not() {
+    let code = parse_iterated(
+        "\
+if(0>>0) {}
+while(0) {}
+u32 v7=0;
+int v8=0;
+while(0<--1>>>---(v7*0==v8)) {}
+",
+    );
+    assert_eq!(code.print(), "return 0;");
+}
+
+#[test]
+fn test_progress2() {
+    let code = parse_iterated(
+        "\
+if(1) {}
+else {
+        while(arg>>>0&0>>>0) {}
+    byte v3=0>>>0;
+                while(0) {}
+        int v7=0>>>0;
+        while(v7<0>>>0) {
+                    while(0+v7<=0) if(1) arg=-12;
+            if(arg) {
+                v3=arg+v3+0;
+                arg=0;
+            }
+        }
+}
+",
+    );
+    assert_eq!(code.print(), "return 0;");
+}
+
+/// Not in the Java test: an object shown twice is numbered where it is
+/// first shown, and from chapter 16 a `[u8]` inside an object is shown as
+/// any other array (what the Java evaluator prints for this program).
+#[test]
+fn test_show_shared_and_text() {
+    let code = parse_iterated(
+        "\
+struct P { int x; };
+struct Q { P? a; P? b; u8[]? s; };
+P !p = new P;
+Q !q = new Q;
+q.a = p;
+q.b = p;
+u8[] !s = new u8[3];
+s[0] = 72; s[1] = 34; s[2] = 10;
+q.s = s;
+return q;
+",
+    );
+    assert_shows(
+        &code,
+        0,
+        LOOPS,
+        "Obj<Q>{a=Obj<P>@1{x=0},b=obj@1,s=Obj<[u8]>{#=3,[]=[72,34,10]}}",
+    );
+}
+
+/// Not in the Java tests: Simple's load past an unrelated New read the
+/// wrong memory input (its field index was taken for an input number) and
+/// crashed on the first program, folded the second to 0. Ours, and the
+/// fixed Java, read `arg`.
+#[test]
+fn test_load_past_another_new() {
+    for field in ["z", "y"] {
+        let src = format!(
+            "struct A{{int x;}}; struct B{{int y; int z;}}; B !b=new B; b.{field}=arg; B !c=new B; return b.{field};"
+        );
+        let code = parse_iterated(&src);
+        assert_eq!(code.print(), "return arg;");
+        assert_returns(&code, 3, Value::Int(3));
+    }
+}
+
+/// Not in the Java tests: the Region cast of chapter 15. On the false arm
+/// of `if (arg)`, `arg` is 0; on the true arm of `if (s)`, `s` is not
+/// null (and its `f` is the 0 its `new` left); a `bool` tested true is 1.
+/// The expected strings are what Simple's chapter 16 prints.
+#[test]
+fn test_region_casts() {
+    let code = parse_iterated("int r = 5;\nif (arg) r = arg + 1; else r = arg + 2;\nreturn r;\n");
+    assert_eq!(code.print(), "return Phi(Region,(arg+1),2);");
+    assert_returns(&code, 0, Value::Int(2));
+    assert_returns(&code, 3, Value::Int(4));
+    let code = parse_iterated(
+        "struct S { int f; };\nS? !s = null;\nif (arg) s = new S;\nint !r = 0;\nif (s) r = s.f + 1; else r = 7;\nreturn r;\n",
+    );
+    assert_eq!(code.print(), "return Phi(Region,1,7);");
+    assert_returns(&code, 0, Value::Int(7));
+    assert_returns(&code, 3, Value::Int(1));
+    let code = parse_iterated(
+        "bool b = arg == 3;\nint !r = 0;\nif (b) r = b + 10; else r = b + 20;\nreturn r;\n",
+    );
+    assert_eq!(code.print(), "return Phi(Region,11,20);");
+    assert_returns(&code, 0, Value::Int(20));
+    assert_returns(&code, 3, Value::Int(11));
+}
+
+/// Found by `simple fuzz`: the load of `b` walks past the store into `a`
+/// (another object made by a New) to the store into `b`, while its index
+/// is read from `a` after that store. Global code motion asked for the
+/// load to come before the store it had walked past, which it cannot, and
+/// recursed without end; a store or New the load walks past now makes no
+/// anti-dependence. Simple's chapter 15 gives the same program and
+/// values.
 #[test]
 fn test_load_past_a_store_its_index_reads_after() {
     let code = parse_iterated(
@@ -558,4 +691,94 @@ return b[a[(arg + 1) & 3] & 3];",
     assert_returns(&code, 0, Value::Int(5));
     assert_returns(&code, 1, Value::Int(0));
     assert_returns(&code, 3, Value::Int(0));
+}
+
+/// Found by `simple fuzz`: the Region cast rewrote, in place, a value the
+/// else arm shares with code outside it. On the else arm of `if (arg)`,
+/// `arg` is 0, but the `arg*3` that arm takes is also the `x` the return
+/// adds: it became `0*3` everywhere, and the program returned 1 for `arg`
+/// 2 (so do Simple's chapters 15 and 16, which print Region21 too). Only a node that nothing but the
+/// arm's path uses is rewritten now. In the fuzzer's program the shared
+/// value was `a4# / 0` with `a4#` (at least 4) cast to 0 on an else arm
+/// that never runs: an empty type, so the index of the store on the then
+/// arm folded to a constant of no value, which the evaluators took for
+/// offset 0 (`Array index -1 out of bounds for length 4`).
+#[test]
+fn test_region_cast_leaves_shared_values_alone() {
+    let code = parse_iterated(
+        "int x = arg * 3;\nint !r = 0;\nif (arg) r = 1; else r = x;\nreturn r + x;\n",
+    );
+    assert_eq!(code.print(), "return (Phi(Region,1,(arg*3))+Mul);");
+    assert_returns(&code, 0, Value::Int(0));
+    assert_returns(&code, 2, Value::Int(7));
+    let code = parse_iterated(
+        "struct S0 { u8 f0; };
+S0? !p0 = null;
+S0?[] !a4 = new S0?[4 + (arg & 3)];
+int c5 = 0;
+while (c5 < a4#) {
+  a4[c5] = new S0;
+  c5 = c5 + 1;
+}
+S0 !p6 = new S0;
+i16 v7 = a4# / 0;
+if (a4#) {
+  int c9 = 0;
+  while (c9 < 4) {
+    a4[v7 - p6.f0 & 3] = p0;
+    c9 = c9 + 1;
+  }
+} else {
+  p0 = a4[v7 | arg & 3];
+}
+",
+    );
+    assert_eq!(code.print(), "return 0;");
+    for arg in 0..4 {
+        assert_returns(&code, arg, Value::Int(0));
+    }
+}
+
+/// Found by `simple fuzz` (in a debug build, where `set_type` asserts that
+/// a type only ever rises): in the arm of an `if` that never runs, the
+/// pointer of the load `a#` went dead, its type rising to `Top`. The load
+/// narrowed its type by what its memory holds (`[0-4]`: the New's zero,
+/// then the length 4) only through a pointer known to be a non-null
+/// reference, which `Top` is not, so its type fell back to the declared
+/// `int`. A dead pointer is never null either, and dead memory holds
+/// nothing: the load keeps narrowing, and its type keeps rising.
+#[test]
+fn test_load_through_a_dead_pointer_keeps_its_type() {
+    let code = parse_iterated(
+        "u1[] a = new u1[4];
+int c = 0;
+if (arg < arg) {
+  while (c < 5) c = a[arg & 3];
+  while (c < a#) c = c + 1;
+}
+return c;",
+    );
+    assert_eq!(code.print(), "return 0;");
+    for arg in 0..3 {
+        assert_returns(&code, arg, Value::Int(0));
+    }
+}
+
+/// Found by `simple fuzz` (seed 3812, a panic in global code motion on a
+/// dead node without inputs): the parser let go of a field store's offset
+/// (the constant 8 of `p.f`) before converting the value stored. The value
+/// `8 - p.g` folds to the int constant 8, the same node as the offset;
+/// converted for the `flt` field to 8.0, it was no longer used and was
+/// killed, and the store took the dead node as its offset. The offset now
+/// stays kept until the store takes it.
+#[test]
+fn test_store_offset_survives_the_value_conversion() {
+    let code = parse_iterated(
+        "struct S { int i; flt f; int g; };
+S !p = new S;
+p.f = 8 - p.g;
+return p.f;",
+    );
+    assert_eq!(code.print(), "return 8.0;");
+    assert_returns(&code, 0, Value::Float(8.0));
 }

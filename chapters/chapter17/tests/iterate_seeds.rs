@@ -24,18 +24,18 @@ const PROGRAMS: &[&str] = &[
     "if( arg < 2 ) return 0;\nint primeCount = 1;\nint prime = 3;\nwhile( prime <= arg ) {\n    int isPrime = 1;\n    // Check for even case, so the next loop need only check odds\n    if( (prime/2)*2 == prime )\n        continue;\n    // Check odds up to sqrt of prime\n    int j = 3;\n    while( j*j <= prime ) {\n        if( (prime/j)*j == prime ) {\n            isPrime = 0;\n            break;\n        }\n        j = j + 2;\n    }\n    if( isPrime )\n        primeCount = primeCount + 1;\n    prime = prime + 2;\n}\nreturn primeCount;\n",
     "while(arg) { while(1) arg=arg+1; } if(arg) return 1;",
     "int a = 0; while(1) { a = a + arg; if (a > 10) a = 0; }",
-    "struct S { int f; }\nS !v = new S;\nS !t = new S;\nwhile(arg) {\n    arg=arg-1;\n    int f = v.f;\n    v.f = 2;\n    if (arg) arg = f;\n    else v.f = 3;\n}\nreturn arg;\n",
-    "struct S { int f; } S !s = new S; if (arg == 0) s.f = 1; else if (arg == 1) s.f = 1; return s.f;",
-    "struct S { int f; } S !v = new S; int i = arg; while (arg > 0) { int j = i / 3; if (arg == 5) v.f = j; arg = arg - 1; } return v.f;",
+    "struct S { int f; };\nS !v = new S;\nS !t = new S;\nwhile(arg) {\n    arg=arg-1;\n    int f = v.f;\n    v.f = 2;\n    if (arg) arg = f;\n    else v.f = 3;\n}\nreturn arg;\n",
+    "struct S { int f; }; S !s = new S; if (arg == 0) s.f = 1; else if (arg == 1) s.f = 1; return s.f;",
+    "struct S { int f; }; S !v = new S; int i = arg; while (arg > 0) { int j = i / 3; if (arg == 5) v.f = j; arg = arg - 1; } return v.f;",
     // Chapter 12: floats.
     "flt guess = arg;\nwhile( 1 ) {\n    flt next = (arg/guess + guess)/2;\n    if( next == guess ) break;\n    guess = next;\n}\nreturn guess;\n",
     "flt sum = 0; int i = 1; while (i <= arg) { sum = sum + 1.0/i; i = i + 1; } return sum;",
-    "struct P { flt x; flt y; } P !p = new P; p.y = arg; while (arg > 0) { p.x = p.x * 0.5 + p.y; if (p.x > 3) p.y = -p.y; arg = arg - 1; } return p;",
+    "struct P { flt x; flt y; }; P !p = new P; p.y = arg; while (arg > 0) { p.x = p.x * 0.5 + p.y; if (p.x > 3) p.y = -p.y; arg = arg - 1; } return p;",
     "flt a = arg; flt r; if (arg) r = a*2; else r = (a+1)*2; return r < 2.5 + a;",
     // Chapter 13: references, a list built and walked, a tree searched.
-    "struct N { N? next; int v; }\nN? !head = null;\nint i = 0;\nwhile (i < arg) {\n    N !n = new N;\n    n.next = head;\n    n.v = i * i;\n    head = n;\n    i = i + 1;\n}\nint sum = 0;\nwhile (1) {\n    if (!head) break;\n    sum = sum + head.v;\n    head = head.next;\n}\nreturn sum;\n",
-    "struct A { B? b; int x; } struct B { A? a; int y; } A !a = new A; B !b = new B; a.b = b; b.a = a; if (arg) { B? !c = a.b; if (c) c.y = arg; } return b.y + a.x;",
-    "struct Tree { Node? root; }\nstruct Node { Node? left; Node? right; int key; }\nTree !t = new Tree;\nint k = 0;\nwhile( k < 7 ) {\n    int key = k*5 - (k/2)*9;\n    Node !n = new Node;\n    n.key = key;\n    Node? !at = t.root;\n    if( !at ) t.root = n;\n    while( 1 ) {\n        if( !at ) break;\n        if( key < at.key ) {\n            Node? !l = at.left;\n            if( !l ) at.left = n;\n            at = l;\n        } else {\n            Node? !r = at.right;\n            if( !r ) at.right = n;\n            at = r;\n        }\n    }\n    k = k + 1;\n}\nNode? !x = t.root;\nint depth = 0;\nwhile( 1 ) {\n    if( !x ) return -1;\n    if( x.key == arg ) return depth;\n    if( arg < x.key ) x = x.left;\n    else x = x.right;\n    depth = depth + 1;\n}\n",
+    "struct N { N? next; int v; };\nN? !head = null;\nint i = 0;\nwhile (i < arg) {\n    N !n = new N;\n    n.next = head;\n    n.v = i * i;\n    head = n;\n    i = i + 1;\n}\nint sum = 0;\nwhile (1) {\n    if (!head) break;\n    sum = sum + head.v;\n    head = head.next;\n}\nreturn sum;\n",
+    "struct A { B? b; int x; }; struct B { A? a; int y; }; A !a = new A; B !b = new B; a.b = b; b.a = a; if (arg) { B? !c = a.b; if (c) c.y = arg; } return b.y + a.x;",
+    "struct Tree { Node? root; };\nstruct Node { Node? left; Node? right; int key; };\nTree !t = new Tree;\nint k = 0;\nwhile( k < 7 ) {\n    int key = k*5 - (k/2)*9;\n    Node !n = new Node;\n    n.key = key;\n    Node? !at = t.root;\n    if( !at ) t.root = n;\n    while( 1 ) {\n        if( !at ) break;\n        if( key < at.key ) {\n            Node? !l = at.left;\n            if( !l ) at.left = n;\n            at = l;\n        } else {\n            Node? !r = at.right;\n            if( !r ) at.right = n;\n            at = r;\n        }\n    }\n    k = k + 1;\n}\nNode? !x = t.root;\nint depth = 0;\nwhile( 1 ) {\n    if( !x ) return -1;\n    if( x.key == arg ) return depth;\n    if( arg < x.key ) x = x.left;\n    else x = x.right;\n    depth = depth + 1;\n}\n",
     // Chapter 14: narrow types, ranges, the bitwise operators and shifts.
     "u8 b = arg; int n = 0; while (b != 0) { b = b + 1; n = n + 1; } return n;",
     "int x = arg; int n = 0; while (x != 0) { n = n + (x & 1); x = x >>> 1; } return n;",
@@ -43,7 +43,7 @@ const PROGRAMS: &[&str] = &[
     "int d = -1; while (1) { int i = (arg & 7) + (9223372036854775807 - 7); if (arg & 1) i = ((arg&3) + (9223372036854775807 - 3)) & d; return i + -1; }",
     "int z = 0; while (1) { int j; if (arg&3) { j = arg >> 2; } else { j = (arg >> 3)+z; } return j+1; }",
     "f32 s = 0; int i = 0; while (i < arg) { s = s + 0.1; i = i + 1; } return s;",
-    "struct P { u8 r; i16 g; f32 b; } P !p = new P; int i = 0; while (i < arg) { p.r = p.r + 100; p.g = p.g * 3 + i; p.b = p.b + i; i = i + 1; } return p;",
+    "struct P { u8 r; i16 g; f32 b; }; P !p = new P; int i = 0; while (i < arg) { p.r = p.r + 100; p.g = p.g * 3 + i; p.b = p.b + i; i = i + 1; } return p;",
 ];
 
 /// Renumbers every `Name123` in printed output by order of first appearance.

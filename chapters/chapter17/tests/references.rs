@@ -23,8 +23,8 @@ impl Rng {
 /// `struct A` points to itself and to `B`, declared after it; `B` back to
 /// `A`. Every reference field may be null.
 const STRUCTS: &str = "\
-struct A { A? a; B? b; int x; int y; }
-struct B { A? a; int z; }
+struct A { A? a; B? b; int x; int y; };
+struct B { A? a; int z; };
 ";
 
 /// The fields of each struct: (name, what it holds: `A`, `B` or int).

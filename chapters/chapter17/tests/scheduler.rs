@@ -49,8 +49,8 @@ fn test_jig() {
     let src = "\
 struct S {
     int f;
-}
-S !v=new S;
+};
+S v=new S;
 v.f = 2;
 int i=v.f;
 if (arg) v.f=1;
@@ -67,7 +67,7 @@ fn test_store_in_if() {
         "\
 struct S {
     int f;
-}
+};
 S !v0=new S;
 if(arg) v0.f=1;
 return v0;
@@ -83,7 +83,7 @@ fn test_store_in_if2() {
         "\
 struct S {
     int f;
-}
+};
 S !v=new S;
 v.f = 2;
 int i=new S.f;

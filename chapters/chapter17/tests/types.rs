@@ -5,13 +5,13 @@
 //! never calls it, so its lattice test meets a float only inside a struct
 //! (from chapter 13, the field `b` of `S2`).
 //!
-//! Simple's chapter 15 makes a memory slice carry the type of what it
-//! holds (`TypeMem.make(1, TypeInteger.ZERO)`, whose meet with another
-//! slice is a slice of alias -1 holding the meet of both), and gives each
-//! field its alias. Ours are chapter 11's slices, named by alias only (see
-//! the README's differences), so the memory assertions of
-//! `testTypeAdHoc` stay chapter 14's; the lattice sample gains an array
-//! (`flt[]`) as Simple's does.
+//! Chapter 15 makes a memory slice carry the type of what it holds
+//! (`TypeMem.make(1, TypeInteger.ZERO)` in Simple, `Types::mem_of` here,
+//! whose meet with a slice of another class is memory of no one class
+//! holding the meet of both); `testTypeAdHoc` checks that as Simple's
+//! does, and the lattice sample gains such a slice and an array (`flt[]`).
+//! Simple also puts each field's alias in its type; ours stay with the
+//! parser (see the README), so the structs here have none.
 //!
 //! Types are interned, so Java's `assertSame` (and `assertEquals`, which on
 //! these types means the same thing) compares `TypeId`s.
@@ -39,25 +39,34 @@ fn test_type_ad_hoc() {
     let s1_ro = t.make_ro(s1);
     assert_eq!(t.glb(s1_dual), s1_ro);
 
-    let m1 = t.mem(1);
-    let m2 = t.mem(2);
-    let m3 = t.mem(3);
-    let m4 = t.mem(4);
+    // Chapter 15: a memory slice carries the type of what it holds.
+    let m1 = t.mem_of(1, Types::INT_ZERO);
+    let m2 = t.mem_of(2, Types::U16);
+    let m3 = t.mem_of(3, Types::FLT_BOT);
+    let m4 = t.mem_of(4, Types::INT_BOT);
 
     assert_ne!(m1, m2);
     assert_ne!(m2, m3);
     assert_ne!(m3, m4);
 
     assert_eq!(t.meet(s1, s2), Types::STRUCT_BOT);
-    assert_eq!(t.meet(m1, m2), Types::MEM_BOT);
+    // Two classes meet in some memory (alias -1 in Simple, `MEM#BOT`)
+    // that holds what either holds: here still a `u16`.
+    let m12 = t.meet(m1, m2);
+    assert_ne!(m12, Types::MEM_BOT);
+    assert_eq!(t.mem_alias(m12), None);
+    assert_eq!(t.mem_contents(m12), Some(Types::U16));
+    assert_eq!(t.to_string(m12), "MEM#BOT");
+    // A u16 and a float have nothing in common: all of memory.
     assert_eq!(t.meet(m2, m3), Types::MEM_BOT);
     assert_eq!(t.meet(m3, m4), Types::MEM_BOT);
 
-    // A memory slice is its own lowest type, and its own dual.
-    assert_eq!(t.glb(m1), m1);
-    assert_eq!(t.dual(m1), t.mem(1));
-    let m1_glb = t.glb(m1);
-    assert_eq!(t.dual(m1_glb), t.dual(m1));
+    assert_eq!(t.glb(m1), t.mem_of(1, Types::INT_BOT));
+    // A constant is its own dual.
+    assert_eq!(t.dual(m1), t.mem_of(1, Types::INT_ZERO));
+    let m4_glb = t.glb(m4);
+    assert_eq!(t.dual(m4), t.dual(m4_glb));
+    assert_eq!(t.to_string(m1), "MEM#1:0");
 
     let ptr1 = t.ptr(s1, false);
     assert_eq!(t.pointee(ptr1), Some(s1));

@@ -81,10 +81,13 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     }
 
     // Now lhs is an add: ((x + c1) + c2) becomes (x + (c1+c2)), which folds.
-    // If c1 becomes a constant later, this rule may apply then.
+    // If c1 becomes a constant later, this rule may apply then. Only
+    // integer constants: `null` is a constant from chapter 16, and
+    // `(x + null) + 1` would become `x + (null + 1)`, which does not fold
+    // and rotates straight back, forever.
     let (x, c1) = (g.in_(lhs, 1), g.in_(lhs, 2));
     g.add_dep(c1, n);
-    if g.types.is_constant(g.ty(c1)) && g.types.is_constant(t2) {
+    if g.types.int_value(g.ty(c1)).is_some() && g.types.int_value(t2).is_some() {
         let sum = new_binary(g, NodeKind::Add, c1, rhs);
         let sum = peephole(g, sum);
         return Some(new_binary(g, NodeKind::Add, x, sum));

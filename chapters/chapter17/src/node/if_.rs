@@ -30,6 +30,10 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     if g.types.is_high(t) {
         return Types::IF_NEITHER;
     }
+    // Chapter 16: null is false, as any zero.
+    if t == Types::NULL {
+        return Types::IF_FALSE;
+    }
     // A float is true when it is not zero (NaN is not zero).
     if let Some(v) = g.types.flt_value(t) {
         return if v == 0.0 {

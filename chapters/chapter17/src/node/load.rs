@@ -5,12 +5,16 @@
 //! was stored. A load from a phi of memory is split into a phi of loads
 //! when that lets at least one arm read a stored value directly.
 //!
-//! Chapter 15: a load of an array element has a fourth input, `in(3)`, the
-//! byte offset of the element (`(i<<3)+8` for `int[]`); a field of a
-//! struct has none (its offset is fixed by its alias class). Two stores
-//! at constant, different offsets of one array cannot overlap, so a load
-//! looks past the other one; a load from an array made by a New that no
-//! store on the way wrote reads the element's zero.
+//! Chapter 15: a load has a fourth input, `in(3)`, the byte offset it
+//! reads: a constant from the struct's layout for a field, `(i<<3)+8`
+//! for an element of an `int[]`. Two stores at constant, different
+//! offsets of one array cannot overlap, so a load looks past the other
+//! one; a load of an object made by a New that no store on the way wrote
+//! reads the field's initial value, an input of the New (chapter 16; in
+//! chapter 15 the zero). Memory is typed by its contents, so a load is
+//! typed by what its slice can hold too ([`compute`]), and a split
+//! through a memory phi also pays where an arm holds a single value (the
+//! values a New sets).
 
 use super::{peephole, phi, NodeKind};
 use crate::graph::{Graph, NodeId};
@@ -32,6 +36,39 @@ pub fn new(
         at: super::source_offset(at),
     };
     g.add_node(kind, vec![None, Some(mem), Some(ptr)])
+}
+
+/// The field's type, narrowed by what the memory slice read can hold
+/// (chapter 15: memory is typed by its contents). Through a pointer that
+/// may be null the load is an error anyway, and keeps its declared type.
+///
+/// Both tests must hold as the inputs' types rise, or the load's type
+/// would fall: a pointer that goes dead (a high type, `Top`) is no longer
+/// a non-null pointer, but a dead pointer cannot be null either, so it
+/// still narrows; and memory that goes dead is no longer a slice of the
+/// class, but holds nothing ([`Types::held_in`]), so the load is dead too.
+pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
+    let NodeKind::Load {
+        alias, declared, ..
+    } = *g.kind(n)
+    else {
+        unreachable!("load::compute on a non-load")
+    };
+    let mt = g.ty_opt(g.in_(n, 1));
+    let pt = g.ty_opt(g.in_(n, 2));
+    let not_null =
+        pt.is_some_and(|t| g.types.is_high(t) || g.types.is_ptr(t) && !g.types.is_nullable(t));
+    match mt {
+        Some(mt) if not_null => {
+            let held = g.types.held_in(mt, alias);
+            if held == declared {
+                declared
+            } else {
+                g.types.join(declared, held)
+            }
+        }
+        _ => declared,
+    }
 }
 
 pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
@@ -58,20 +95,19 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     // go round the loop forever.
     if let NodeKind::Phi { .. } = g.kind(mem) {
         let region = g.in_(mem, 0);
-        // The pointer must be the same on both arms, so made above the
-        // merge: a phi of this very region, or of a merge inside the loop,
-        // is a different pointer on each arm (on the loop entry, not yet
-        // defined at all).
+        // The pointer must be known on each arm: made above the merge, the
+        // same on both; or (chapter 16, as Simple) a phi of this very
+        // region, whose input on each arm is the pointer there. A phi of a
+        // merge inside the loop is a different pointer on each arm (on the
+        // loop entry, not yet defined at all).
         // An element at an index computed in the loop is another element
         // on each trip: only a constant offset is the same on both arms.
         let fixed = off.is_none_or(|o| g.types.int_value(g.ty(o)).is_some());
-        if g.ty(region) == Types::CTRL
-            && g.n_ins(mem) == 3
-            && fixed
-            && defined_above(g, ptr, region)
-        {
+        if g.ty(region) == Types::CTRL && g.n_ins(mem) == 3 && fixed {
             let is_loop = matches!(g.kind(region), NodeKind::Loop);
-            if profit(g, n, mem, 2) || (!is_loop && profit(g, n, mem, 1)) {
+            let pays = profit(g, n, mem, 2) || (!is_loop && profit(g, n, mem, 1));
+            let arm_phi = matches!(g.kind(ptr), NodeKind::Phi { .. }) && g.in_(ptr, 0) == region;
+            if pays && (arm_phi || defined_above(g, ptr, region)) {
                 let NodeKind::Load {
                     name,
                     alias,
@@ -81,7 +117,10 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
                 else {
                     unreachable!("load::idealize on a non-load")
                 };
-                let arm = |g: &mut Graph, m: NodeId| {
+                let field_off = g.input(n, 3);
+                let arm = |g: &mut Graph, idx: usize| {
+                    let m = g.in_(mem, idx);
+                    let ptr = if arm_phi { g.in_(ptr, idx) } else { ptr };
                     // `p.x = p.x` in a loop: the load from that store is
                     // this very load (or its value-numbering twin). Making
                     // it again would peephole into this load and round
@@ -90,9 +129,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
                         return n;
                     }
                     let ld = new(g, &name, alias, declared, at as usize, m, ptr);
-                    if off.is_some() {
-                        g.add_def(ld, off);
-                    }
+                    g.add_def(ld, field_off);
                     // A store to the same object: the load reads what it
                     // stored. Take that value as it is; optimizing it here
                     // could lead back to this load (`p.x = 1 * p.x`), and
@@ -108,9 +145,8 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
                     }
                     peephole(g, ld)
                 };
-                let (m1, m2) = (g.in_(mem, 1), g.in_(mem, 2));
-                let ld1 = arm(g, m1);
-                let ld2 = arm(g, m2);
+                let ld1 = arm(g, 1);
+                let ld2 = arm(g, 2);
                 let ty = g.ty(n);
                 return Some(phi::new(g, &name, ty, region, &[ld1, ld2]));
             }
@@ -141,13 +177,15 @@ fn cast_ro(g: &mut Graph, n: NodeId, value: NodeId) -> NodeId {
 }
 
 /// `ptr` is surely computed before control reaches `region`: a value
-/// anchored (a New, a Phi, a Cast) to control that `region` does not
-/// dominate, or a projection of Start. Anything else may depend on values
+/// anchored (a New, a Phi, a Cast) to control that strictly dominates
+/// `region`, or a projection of Start. Anything else may depend on values
 /// made at or after `region`, so the answer is no.
 fn defined_above(g: &mut Graph, ptr: NodeId, region: NodeId) -> bool {
     let anchor = match g.kind(ptr) {
+        // A New's pointer: where the New is anchored.
+        NodeKind::Proj { .. } if super::new_proj(g, ptr) => g.in_(g.in_(ptr, 0), 0),
         NodeKind::Proj { .. } | NodeKind::Constant(_) => return true,
-        NodeKind::New { .. } | NodeKind::Phi { .. } => g.in_(ptr, 0),
+        NodeKind::Phi { .. } => g.in_(ptr, 0),
         NodeKind::Cast { .. } => {
             let value = g.in_(ptr, 1);
             if !defined_above(g, value, region) {
@@ -157,22 +195,18 @@ fn defined_above(g: &mut Graph, ptr: NodeId, region: NodeId) -> bool {
         }
         _ => return false,
     };
-    // Walk up the dominator tree from the anchor; meeting `region` means
-    // the value is made at or below it. Depth falls at every step, so once
-    // above the region's depth the walk cannot meet it: stop there rather
-    // than at Start (a walk to Start for every Load would be quadratic).
-    let floor = super::idepth(g, region);
-    let mut c = Some(anchor);
+    // The anchor must strictly dominate the region: walk up the region's
+    // dominators to meet it. (Asked only where a split pays, which is rare;
+    // cached depths can be stale while the graph changes, so the walk does
+    // not prune by depth.)
+    let mut c = super::idom(g, region);
     while let Some(x) = c {
-        if x == region {
-            return false;
-        }
-        if super::idepth(g, x) < floor {
-            break;
+        if x == anchor {
+            return true;
         }
         c = super::idom(g, x);
     }
-    true
+    false
 }
 
 /// `x` is the load `n`, or loads the same field of the same object from
@@ -185,13 +219,14 @@ fn same_load(g: &Graph, x: NodeId, n: NodeId) -> bool {
 }
 
 /// A load from memory `mem` (of an array element at byte offset `off`, or
-/// of a field): walk up the stores of this alias class. A store to the
-/// same place gives its value; a store at another constant offset of the
-/// same array, or into another object made by a New when this one is made
-/// by a New too, cannot be what the load reads, so the walk goes past it
-/// (chapter 15). Reaching the program's initial memory with the object
-/// made by a New, nothing wrote the element: it is its type's zero.
-/// Anything else (a phi, a store through an unknown pointer or index)
+/// of a field): walk up the memory of this alias class. A store to the
+/// same place gives its value; the New that made the object gives the
+/// field's initial value, its input. A store that cannot
+/// touch the place is passed: one at an offset that cannot overlap (`a[0]`
+/// after `a[1] = 2`), or into another object when both objects are made
+/// by News. Likewise a New of another object, when this one is made by a
+/// New: the walk goes on with the memory that New took in. Anything else
+/// (a phi, a store through an unknown pointer or index, the whole memory)
 /// stops the walk. Stores skipped give the load a new memory input.
 fn look_past(
     g: &mut Graph,
@@ -200,7 +235,9 @@ fn look_past(
     ptr: NodeId,
     off: Option<NodeId>,
 ) -> Option<NodeId> {
-    let is_new = |g: &Graph, p: NodeId| matches!(g.kind(p), NodeKind::New { .. });
+    let NodeKind::Load { alias, .. } = *g.kind(n) else {
+        return None;
+    };
     let mut m = mem;
     loop {
         match g.kind(m) {
@@ -209,18 +246,23 @@ fn look_past(
                 if sptr == ptr && soff == off {
                     return Some(g.in_(m, 3));
                 }
-                if !never_overlaps(g, ptr, off, m) {
+                if !store_elsewhere(g, ptr, off, m) {
                     break;
                 }
                 m = g.in_(m, 1);
             }
-            NodeKind::Proj { .. } if is_new(g, ptr) && g.in_(m, 0) == g.start() => {
-                let NodeKind::Load { declared, .. } = *g.kind(n) else {
-                    return None;
+            NodeKind::Proj { .. } if super::new_proj(g, m) => {
+                let made = g.in_(m, 0);
+                if new_of(g, ptr) == Some(made) {
+                    // Every element of a new array holds the same zero.
+                    let i = super::new_init_input(g, made, alias)?;
+                    return Some(g.in_(made, i));
+                }
+                // Another object's New leaves this one as it was.
+                let Some(i) = new_of(g, ptr).and(super::new_mem_input(g, made, alias)) else {
+                    break;
                 };
-                let zero = g.types.make_init(declared)?;
-                let c = super::new_constant(g, zero);
-                return Some(peephole(g, c));
+                m = g.in_(made, i);
             }
             _ => break,
         }
@@ -232,29 +274,68 @@ fn look_past(
     None
 }
 
-/// Store `st` provably writes somewhere other than what a load through
-/// `ptr` at element offset `off` reads: another constant offset of the
-/// same array, or another object when both come from a New. The load
-/// walks past such a store, and global code motion need not keep the load
-/// ahead of it.
-pub fn never_overlaps(g: &Graph, ptr: NodeId, off: Option<NodeId>, st: NodeId) -> bool {
-    let is_new = |p: NodeId| matches!(g.kind(p), NodeKind::New { .. });
+/// Store `st` cannot touch what a load through `ptr` at element offset
+/// `off` reads: their offsets cannot overlap (`a[0]` after `a[1] = 2`),
+/// or the two objects are made by two different News.
+fn store_elsewhere(g: &mut Graph, ptr: NodeId, off: Option<NodeId>, st: NodeId) -> bool {
     let (sptr, soff) = (g.in_(st, 2), super::element_offset(g, st));
-    if sptr == ptr {
-        let a = off.and_then(|o| g.types.int_value(g.ty(o)));
-        let b = soff.and_then(|o| g.types.int_value(g.ty(o)));
-        matches!((a, b), (Some(a), Some(b)) if a != b)
-    } else {
-        is_new(sptr) && is_new(ptr)
+    let overlap = match (off, soff) {
+        (Some(a), Some(b)) => {
+            let j = g.types.join(g.ty(a), g.ty(b));
+            !g.types.is_high(j)
+        }
+        _ => true,
+    };
+    !overlap || never_alias(g, ptr, sptr)
+}
+
+/// Load `load` walks past `writer`, a Store or a New of its alias class,
+/// because the writer provably leaves what the load reads as it was (see
+/// [`look_past`]). Global code motion then need not keep the load ahead
+/// of the writer: the load may read a memory state from before the
+/// writer while its address is computed from something after it.
+pub fn passes(g: &mut Graph, load: NodeId, writer: NodeId) -> bool {
+    let ptr = g.in_(load, 2);
+    match g.kind(writer) {
+        NodeKind::Store { .. } => store_elsewhere(g, ptr, super::element_offset(g, load), writer),
+        NodeKind::New { .. } => new_of(g, ptr).is_some_and(|made| made != writer),
+        _ => false,
     }
 }
 
-/// Arm `idx` of the memory phi is a store to the same object.
+/// The New whose object `ptr` is, if it is a New's pointer projection.
+fn new_of(g: &Graph, ptr: NodeId) -> Option<NodeId> {
+    (super::new_proj(g, ptr) && matches!(g.kind(ptr), NodeKind::Proj { idx: 1, .. }))
+        .then(|| g.in_(ptr, 0))
+}
+
+/// Two pointers made by two different News never point to the same
+/// object.
+fn never_alias(g: &Graph, p1: NodeId, p2: NodeId) -> bool {
+    match (new_of(g, p1), new_of(g, p2)) {
+        (Some(a), Some(b)) => a != b,
+        _ => false,
+    }
+}
+
+/// Arm `idx` of the memory phi is a store to the same object, or memory
+/// that holds only one value (or none) of the class (the slice a New
+/// set): a load there folds.
 fn profit(g: &mut Graph, n: NodeId, mem_phi: NodeId, idx: usize) -> bool {
     let Some(arm) = g.input(mem_phi, idx) else {
         return false;
     };
     g.add_dep(arm, n);
+    let NodeKind::Load { alias, .. } = *g.kind(n) else {
+        return false;
+    };
+    let t = g.ty(arm);
+    if g.types.mem_alias(t) == Some(alias) {
+        let held = g.types.mem_contents(t).unwrap_or(Types::BOTTOM);
+        if g.types.is_high_or_const(held) {
+            return true;
+        }
+    }
     matches!(g.kind(arm), NodeKind::Store { .. })
         && g.in_(arm, 2) == g.in_(n, 2)
         && super::element_offset(g, arm) == super::element_offset(g, n)

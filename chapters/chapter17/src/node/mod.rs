@@ -20,7 +20,6 @@ mod div;
 mod div_f;
 mod if_;
 mod load;
-pub use load::never_overlaps;
 mod loop_;
 mod mem_merge;
 mod minus;
@@ -36,10 +35,12 @@ mod region;
 mod return_;
 pub mod round_f32;
 pub mod scope;
+pub mod scope_min;
 pub mod shift;
 mod start;
 mod stop;
 mod store;
+pub mod struct_;
 mod sub;
 mod sub_f;
 mod to_float;
@@ -48,16 +49,20 @@ pub use bool_op::BoolOp;
 pub use cast::new as cast_new;
 pub use if_::new as if_new;
 pub use load::new as load_new;
+pub use load::passes as load_passes;
 pub use loop_::new as loop_new;
 pub use mem_merge::{new as mem_merge_new, slice as mem_merge_slice};
-pub use new::new as new_new;
+pub use new::{
+    field_count as new_field_count, init_input as new_init_input, mem_input as new_mem_input,
+    new as new_new, Fields as NewFields,
+};
 pub use phi::new as phi_new;
 pub use proj::{new as proj_new, new_cproj as cproj_new};
 pub use read_only::new as read_only_new;
 pub use return_::new as return_new;
 pub use round_f32::new as round_f32_new;
 pub use scope::ScopeNames;
-pub use start::{add_memory as start_add_memory, new as start_new};
+pub use start::new as start_new;
 pub use stop::{new as stop_new, ret};
 pub use store::{new as store_new, Field as StoreField};
 pub use to_float::new as to_float_new;
@@ -115,9 +120,10 @@ pub enum NodeKind {
     RoundF32,
     /// Branches on `in(1)`; its true and false arms are projections.
     If,
-    /// Selects data element `idx` of Start: `arg` or the whole memory.
-    /// Projection labels are fixed names, so they need no string of their
-    /// own (chapter 10 had one memory projection per alias class).
+    /// Selects data element `idx` of Start (`arg` or the whole memory) or
+    /// of a New (the pointer, or a field's memory slice). Start's labels
+    /// are fixed names; a New's projections are named from the New (an
+    /// empty `label`), see [`label`].
     Proj {
         idx: usize,
         label: &'static str,
@@ -147,15 +153,19 @@ pub enum NodeKind {
         label: Box<str>,
         declared: TypeId,
     },
-    /// Allocates a struct; `in(0)` is the control that anchors it. Its
-    /// value is a pointer of type `ptr`. For an array (chapter 15), `in(1)`
-    /// is the number of elements.
+    /// Allocates a struct or an array with its initial values (chapter 15:
+    /// a multi-node). `in(0)` is the control that anchors it, `in(1)` the
+    /// size in bytes, `in(2+i)` the memory slice of field `i` (alias class
+    /// `first_alias + i`), and (chapter 16) `in(2+n+i)` the initial value
+    /// of field `i` of `n`. Its tuple: control, the pointer (type `ptr`),
+    /// then each field's slice with the new object's field set.
     New {
         ptr: TypeId,
+        first_alias: u32,
     },
     /// Reads field `name` (memory alias class `alias`): `in(1)` is the
-    /// memory slice, `in(2)` the pointer; for an array element (`[]`,
-    /// chapter 15) `in(3)` is its byte offset. Its value has type `declared`, the
+    /// memory slice, `in(2)` the pointer, `in(3)` the byte offset (chapter
+    /// 15; an array element's `in(0)` is its control). Its value has type `declared`, the
     /// lowest of the field's type (a pointer loaded may be null). `at` is
     /// the source offset, for error messages.
     Load {
@@ -164,17 +174,14 @@ pub enum NodeKind {
         declared: TypeId,
         at: u32,
     },
-    /// Writes `in(3)` into field `name` of `in(2)`, in memory slice `in(1)`
-    /// (for an array element, `[]`, at byte offset `in(4)`, chapter 15);
-    /// its value is the new state of that slice. `declared` is the field's
-    /// type, which the stored value must fit, unless the store is `init`:
-    /// one of the stores of `new` that give each field its first value
-    /// (null, even for a field that may not hold null).
+    /// Writes `in(3)` into field `name` of `in(2)`, in memory slice `in(1)`,
+    /// at byte offset `in(4)` (chapter 15); its value is the new state of
+    /// that slice. `declared` is the field's type, which the stored value
+    /// must fit.
     Store {
         name: Box<str>,
         alias: u32,
         declared: TypeId,
-        init: bool,
         at: u32,
     },
     /// All of memory: `in(1)` is the state of every alias class not
@@ -187,6 +194,14 @@ pub enum NodeKind {
     },
     /// The parser's symbol tables; its inputs are the bound values.
     Scope(Box<ScopeNames>),
+    /// The parser's state of memory, one slot per alias class (chapter
+    /// 16, [`scope_min`]).
+    ScopeMin,
+    /// The parser's record of the default values of the fields of struct
+    /// `obj`, its inputs (chapter 16, [`struct_`]).
+    Struct {
+        obj: TypeId,
+    },
 }
 
 impl NodeKind {
@@ -199,6 +214,7 @@ impl NodeKind {
             NodeKind::Bool(op) | NodeKind::BoolF(op) => *op as u64,
             NodeKind::Load { alias, .. } | NodeKind::Store { alias, .. } => u64::from(*alias),
             NodeKind::Cast { ty } => u64::from(ty.index()),
+            NodeKind::Struct { obj } => u64::from(obj.index()),
             _ => 0,
         }
     }
@@ -270,6 +286,7 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::Shr => "Shr".into(),
         NodeKind::RoundF32 => "RoundF32".into(),
         NodeKind::If => "If".into(),
+        NodeKind::Proj { idx, .. } if new_proj(g, n) => new_proj_label(g, n, *idx),
         NodeKind::Proj { label, .. } | NodeKind::CProj { label, .. } => (*label).into(),
         NodeKind::XCtrl => "Xctrl".into(),
         NodeKind::Never => "Never".into(),
@@ -277,11 +294,13 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::Loop => "Loop".into(),
         NodeKind::Phi { label, .. } => format!("Phi_{label}"),
         NodeKind::Scope(_) => "Scope".into(),
+        NodeKind::ScopeMin => "MEM".into(),
         NodeKind::New { .. } => "new".into(),
         NodeKind::Load { name, .. } => name.to_string(),
         NodeKind::Store { name, .. } => format!(".{name}="),
         NodeKind::Cast { ty } => format!("({})", g.types.str(*ty)),
         NodeKind::MemMerge => "ALLMEM".into(),
+        NodeKind::Struct { obj } => g.types.str(*obj),
     }
 }
 
@@ -322,7 +341,7 @@ pub fn glabel(g: &Graph, n: NodeId) -> String {
         NodeKind::ReadOnly => "(const)".into(),
         NodeKind::RoundF32 => "(f32)".into(),
         NodeKind::Phi { label, .. } => format!("&phi;_{label}"),
-        NodeKind::New { ptr } => {
+        NodeKind::New { ptr, .. } => {
             let obj = g.types.pointee(*ptr).expect("new makes a pointer");
             format!("new {}", g.types.str(obj))
         }
@@ -353,8 +372,30 @@ pub fn is_mem(g: &Graph, n: NodeId) -> bool {
 pub fn is_multi(g: &Graph, n: NodeId) -> bool {
     matches!(
         g.kind(n),
-        NodeKind::Start { .. } | NodeKind::If | NodeKind::Never
+        NodeKind::Start { .. } | NodeKind::If | NodeKind::Never | NodeKind::New { .. }
     )
+}
+
+/// `n` is a projection of a New (chapter 15).
+pub fn new_proj(g: &Graph, n: NodeId) -> bool {
+    matches!(g.kind(n), NodeKind::Proj { .. })
+        && g.input(n, 0)
+            .is_some_and(|m| matches!(g.kind(m), NodeKind::New { .. }))
+}
+
+/// The name of projection `idx` of a New: the struct's name for the
+/// pointer (`S`, `int[]`), `$N` for the slice of alias class `N`.
+fn new_proj_label(g: &Graph, n: NodeId, idx: usize) -> String {
+    let NodeKind::New { ptr, first_alias } = *g.kind(g.in_(n, 0)) else {
+        unreachable!("a projection of a New")
+    };
+    match idx {
+        1 => g
+            .types
+            .str(g.types.pointee(ptr).expect("new makes a pointer")),
+        0 => "$ctrl".into(),
+        i => format!("${}", first_alias + i as u32 - 2),
+    }
 }
 
 /// The type of the values node `n` produces, from its inputs' types.
@@ -362,6 +403,7 @@ pub(crate) fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     match g.kind(n) {
         NodeKind::Start { args } => *args,
         NodeKind::Stop | NodeKind::Scope(_) => Types::BOTTOM,
+        NodeKind::ScopeMin => Types::MEM_BOT,
         NodeKind::Return => return_::compute(g, n),
         NodeKind::Constant(t) => *t,
         NodeKind::Add => add::compute(g, n),
@@ -393,14 +435,12 @@ pub(crate) fn compute(g: &mut Graph, n: NodeId) -> TypeId {
         NodeKind::Region => region::compute(g, n),
         NodeKind::Loop => loop_::compute(g, n),
         NodeKind::Phi { .. } => phi::compute(g, n),
-        NodeKind::New { ptr } => *ptr,
-        NodeKind::Load { declared, .. } => *declared,
-        NodeKind::Store { alias, .. } => {
-            let alias = *alias;
-            g.types.mem(alias)
-        }
+        NodeKind::New { ptr, first_alias } => new::compute(g, n, *ptr, *first_alias),
+        NodeKind::Load { .. } => load::compute(g, n),
+        NodeKind::Store { .. } => store::compute(g, n),
         NodeKind::Cast { ty } => cast::compute(g, n, *ty),
         NodeKind::MemMerge => Types::MEM_BOT,
+        NodeKind::Struct { obj } => *obj,
     }
 }
 
@@ -544,7 +584,7 @@ pub(crate) fn gvn_eligible(g: &Graph, n: NodeId) -> bool {
         // hang off the bypassed one.
         NodeKind::Region | NodeKind::Loop => false,
         NodeKind::Phi { .. } => g.input(n, g.n_ins(n) - 1).is_some(),
-        NodeKind::Scope(_) => false,
+        NodeKind::Scope(_) | NodeKind::ScopeMin => false,
         // Every allocation is a different object.
         NodeKind::New { .. } => false,
         _ => true,
@@ -595,28 +635,49 @@ fn null_access(g: &Graph, n: NodeId) -> Option<crate::Error> {
         .then(|| crate::Error::new(format!("Might be null accessing '{name}'"), *at as usize))
 }
 
-/// The [`error`] in the graph that comes first in the source (the lowest
-/// offset; between two at one place, the older node's).
-///
-/// Simple reports the first error its graph walk meets (depth first from
-/// Stop, inputs before outputs). That order follows the shape of the
-/// graph, and ours differs: memory is split lazily (see `parser.rs`), so a
-/// walk through the one `$mem` value reaches every alias class at once. The
-/// source order gives Simple's answers in its tests, and is one a reader
-/// can predict.
+/// The first [`error`] met by a depth-first walk from Stop that looks at
+/// a node before its inputs (in order), and at its inputs before its
+/// users, as Simple's `walk` does; so an error in what a Return returns
+/// (`head.next.i`: the `.i`) is met before one in the values that lead to
+/// it (the `.next`). Chapter 16 memory is split per alias class as in
+/// Simple (see `scope_min.rs`), so the walk meets what Simple's meets.
+/// The walk keeps its own stack: a long chain cannot overflow the
+/// machine's.
 pub fn first_error(g: &mut Graph) -> Option<crate::Error> {
-    let mut first: Option<crate::Error> = None;
-    for n in g.ids() {
-        if g.is_dead(n) {
-            continue;
+    let stop = g.ids().find(|&n| matches!(g.kind(n), NodeKind::Stop))?;
+    let mut seen = vec![false; g.len() + 1];
+    // (node, the next of its inputs and then users to visit)
+    let mut stack: Vec<(NodeId, usize)> = Vec::new();
+    let mut visit = |g: &mut Graph, n: NodeId, stack: &mut Vec<(NodeId, usize)>| {
+        if std::mem::replace(&mut seen[n.nid() as usize], true) {
+            return None;
         }
-        if let Some(e) = error(g, n) {
-            if first.as_ref().is_none_or(|f| e.offset < f.offset) {
-                first = Some(e);
+        stack.push((n, 0));
+        error(g, n)
+    };
+    if let Some(e) = visit(g, stop, &mut stack) {
+        return Some(e);
+    }
+    while let Some(&mut (n, ref mut next)) = stack.last_mut() {
+        let (n_ins, n_outs) = (g.n_ins(n), g.outputs(n).len());
+        let k = *next;
+        *next += 1;
+        let m = if k < n_ins {
+            match g.input(n, k) {
+                Some(m) => m,
+                None => continue,
             }
+        } else if k < n_ins + n_outs {
+            g.outputs(n)[k - n_ins]
+        } else {
+            stack.pop();
+            continue;
+        };
+        if let Some(e) = visit(g, m, &mut stack) {
+            return Some(e);
         }
     }
-    first
+    None
 }
 
 /// A new constant node of type `ty`, not yet peepholed.
@@ -899,6 +960,9 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
             NodeKind::Minus => print_unary(g, n, "-", out),
             NodeKind::Not => print_unary(g, n, "!", out),
             NodeKind::If => if_::print(g, n, out),
+            NodeKind::Proj { idx, .. } if new_proj(g, n) => {
+                out.push_str(&new_proj_label(g, n, *idx))
+            }
             NodeKind::Proj { label, .. } | NodeKind::CProj { label, .. } => out.push_str(label),
             NodeKind::XCtrl => out.push_str("Xctrl"),
             NodeKind::Never => out.push_str("Never"),
@@ -908,10 +972,10 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
             NodeKind::Loop => out.push_str("Loop"),
             NodeKind::Phi { .. } => phi::print(g, n, out),
             NodeKind::Scope(_) => scope::print(g, n, out),
-            // Chapter 15 prints the object made by its struct's name, as
-            // Simple's pointer projection of New does (`return S;`).
-            NodeKind::New { ptr } => {
+            NodeKind::ScopeMin => scope_min::print(g, n, out),
+            NodeKind::New { ptr, .. } => {
                 let obj = g.types.pointee(*ptr).expect("new makes a pointer");
+                out.push_str("new ");
                 out.push_str(&g.types.str(obj));
             }
             NodeKind::Load { name, .. } => {
@@ -924,6 +988,7 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
                 out.push_str(&label(g, n));
                 print(g, g.in_(n, 1), out);
             }
+            NodeKind::Struct { obj } => out.push_str(&g.types.str(*obj)),
         }
     })
 }

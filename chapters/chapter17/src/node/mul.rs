@@ -2,9 +2,17 @@
 
 use super::add::phi_con;
 use crate::graph::{Graph, NodeId};
-use crate::types::TypeId;
+use crate::types::{TypeId, Types};
 
 pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
+    // Chapter 16: anything times 0 is 0, known or not.
+    let (t1, t2) = (g.ty(g.in_(n, 1)), g.ty(g.in_(n, 2)));
+    if !g.types.is_high(t1)
+        && !g.types.is_high(t2)
+        && (t1 == Types::INT_ZERO || t2 == Types::INT_ZERO)
+    {
+        return Types::INT_ZERO;
+    }
     super::int_binary(g, n, i64::wrapping_mul)
 }
 

@@ -59,10 +59,25 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
         };
     }
     let declared = declared(g, n);
-    // A phi of one memory class holds that class, even where an input is
-    // the whole memory (a class not yet split off, see the parser).
-    if region::in_progress(g, region) || g.types.mem_alias(declared).is_some() {
+    if region::in_progress(g, region) {
         return declared;
+    }
+    // A phi of one memory class is a slice of that class, even where an
+    // input is the whole memory (a class not yet split off, see the
+    // parser); it holds what any live input holds (chapter 15).
+    if let Some(alias) = g.types.mem_alias(declared) {
+        let mut held = Types::TOP;
+        for i in 1..g.n_ins(n) {
+            let path = g.in_(region, i);
+            g.add_dep(path, n);
+            if g.ty(path) == Types::XCTRL {
+                continue;
+            }
+            let ti = g.ty(g.in_(n, i));
+            let ci = g.types.held_in(ti, alias);
+            held = g.types.meet(held, ci);
+        }
+        return g.types.mem_of(alias, held);
     }
     // Start from the top of the declared type's own lattice (chapter 17:
     // its fields as final as declared).

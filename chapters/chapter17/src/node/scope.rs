@@ -28,7 +28,7 @@
 //! pointer. Leaving the arm pops back to its marker. The loop exit's
 //! guards stay: after `while (arg) ...`, `arg` is 0.
 
-use super::{cast_new, peephole, phi, print as print_node, region, NodeKind, Printer};
+use super::{cast_new, peephole, phi, print as print_node, region, scope_min, NodeKind, Printer};
 use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
 use indexmap::IndexMap;
@@ -38,6 +38,26 @@ use std::rc::Rc;
 pub const CTRL: &str = "$ctrl";
 /// The name of the function's argument.
 pub const ARG0: &str = "arg";
+/// The name bound to the scope's memory, its ScopeMin (chapter 16), always
+/// input 1.
+pub const MEM: &str = "$mem";
+
+/// The scope's ScopeMin: the state of memory, one slot per alias class.
+pub fn mem(g: &Graph, scope: NodeId) -> NodeId {
+    g.in_(scope, 1)
+}
+
+/// The current state of alias class `alias` (see [`scope_min::mem`]).
+pub fn memory(g: &mut Graph, scope: NodeId, alias: u32) -> NodeId {
+    let min = mem(g, scope);
+    scope_min::mem(g, min, alias as usize, None)
+}
+
+/// Makes `st` the new state of alias class `alias`.
+pub fn set_memory(g: &mut Graph, scope: NodeId, alias: u32, st: NodeId) {
+    let min = mem(g, scope);
+    scope_min::mem(g, min, alias as usize, Some(st));
+}
 
 /// A stack of lexical scopes, innermost last; each maps names to inputs.
 /// `declared` is the declared type of each input, `finals` whether it is
@@ -51,6 +71,9 @@ pub struct ScopeNames {
     pub finals: Vec<bool>,
     /// The guard stack (chapter 17), innermost last.
     pub guards: Vec<Guard>,
+    /// For each level of `levels`, whether it is a struct's body or a
+    /// constructor's block (chapter 17), where final names may be set.
+    pub in_cons: Vec<bool>,
 }
 
 /// An entry of the guard stack.
@@ -89,13 +112,31 @@ pub fn levels(g: &Graph, scope: NodeId) -> &[IndexMap<Rc<str>, usize>] {
 
 /// Enters a nested scope.
 pub fn push(g: &mut Graph, scope: NodeId) {
-    names_mut(g, scope).levels.push(IndexMap::new());
+    push_level(g, scope, false);
+}
+
+/// Enters a struct's body or a constructor's block (chapter 17): a scope
+/// in which final names may be given their values.
+pub fn push_constructor(g: &mut Graph, scope: NodeId) {
+    push_level(g, scope, true);
+}
+
+fn push_level(g: &mut Graph, scope: NodeId, in_con: bool) {
+    let names = names_mut(g, scope);
+    names.levels.push(IndexMap::new());
+    names.in_cons.push(in_con);
+}
+
+/// The innermost scope is a struct's body or a constructor's block.
+pub fn in_constructor(g: &Graph, scope: NodeId) -> bool {
+    names(g, scope).in_cons.last().copied().unwrap_or(false)
 }
 
 /// Leaves the innermost scope, dropping its variables.
 pub fn pop(g: &mut Graph, scope: NodeId) {
     let names = names_mut(g, scope);
     let level = names.levels.pop().unwrap_or_default();
+    names.in_cons.pop();
     let kept = names.declared.len() - level.len();
     names.declared.truncate(kept);
     names.finals.truncate(kept);
@@ -108,8 +149,8 @@ pub fn define(g: &mut Graph, scope: NodeId, name: &str, declared: TypeId, value:
     define_var(g, scope, name, declared, false, value)
 }
 
-/// [`define`], final if `fin`: once it holds a value, it cannot be
-/// assigned again.
+/// [`define`], final if `fin`: once it holds a value (not `Top`, the
+/// mark of "not yet set"), it cannot be assigned again.
 pub fn define_var(
     g: &mut Graph,
     scope: NodeId,
@@ -131,15 +172,27 @@ pub fn define_var(
     true
 }
 
+/// A bound name is final.
+pub fn is_final(g: &Graph, scope: NodeId, name: &str) -> bool {
+    find(g, scope, name).is_some_and(|i| names(g, scope).finals[i])
+}
+
+/// The names, declared types, finality and input indices of the
+/// innermost scope, in the order they were declared (a struct body's
+/// fields, chapter 16).
+pub fn innermost(g: &Graph, scope: NodeId) -> Vec<(Rc<str>, TypeId, bool, usize)> {
+    let names = names(g, scope);
+    let level = names.levels.last().expect("inside a scope");
+    level
+        .iter()
+        .map(|(name, &i)| (name.clone(), names.declared[i], names.finals[i], i))
+        .collect()
+}
+
 /// The declared type of a bound name.
 pub fn declared_type(g: &Graph, scope: NodeId, name: &str) -> Option<TypeId> {
     let i = find(g, scope, name)?;
     Some(names(g, scope).declared[i])
-}
-
-/// A bound name is final.
-pub fn is_final(g: &Graph, scope: NodeId, name: &str) -> bool {
-    find(g, scope, name).is_some_and(|i| names(g, scope).finals[i])
 }
 
 /// The input index a name is bound to, searching from the innermost scope.
@@ -155,6 +208,12 @@ fn find(g: &Graph, scope: NodeId, name: &str) -> Option<usize> {
 pub fn lookup(g: &mut Graph, scope: NodeId, name: &str) -> Option<NodeId> {
     let i = find(g, scope, name)?;
     Some(resolve(g, scope, name, i))
+}
+
+/// The value in input slot `i`, a lazy phi made real.
+pub fn lookup_slot(g: &mut Graph, scope: NodeId, i: usize) -> NodeId {
+    let name = reverse_names(g, scope)[i].clone();
+    resolve(g, scope, &name, i)
 }
 
 /// Rebinds a name to `value`; `false` if the name is not bound.
@@ -240,7 +299,17 @@ pub fn dup(g: &mut Graph, scope: NodeId, is_loop: bool) -> NodeId {
     *names_mut(g, copy) = tables;
     let ctrl = g.input(scope, 0);
     g.add_def(copy, ctrl);
-    for i in 1..g.n_ins(scope) {
+    // Memory: a ScopeMin of its own, slot by slot (every slot lazy in a
+    // loop body, even one the outer scope has not made yet).
+    let min = mem(g, scope);
+    let sentinel = |s: Option<NodeId>| if is_loop { Some(scope) } else { s };
+    let min_copy = scope_min::new(g, sentinel(g.input(min, 1)));
+    for a in 2..g.n_ins(min) {
+        let s = sentinel(g.input(min, a));
+        g.add_def(min_copy, s);
+    }
+    g.add_def(copy, Some(min_copy));
+    for i in 2..g.n_ins(scope) {
         let value = if is_loop {
             Some(scope)
         } else {
@@ -261,7 +330,9 @@ pub fn end_loop(g: &mut Graph, head: NodeId, back: NodeId, exit: NodeId) {
     debug_assert!(matches!(g.kind(ctrl), NodeKind::Loop) && region::in_progress(g, ctrl));
     let back_ctrl = g.input(back, 0);
     g.set_def(ctrl, 2, back_ctrl);
-    for i in 1..g.n_ins(head) {
+    let (head_min, back_min, exit_min) = (mem(g, head), mem(g, back), mem(g, exit));
+    scope_min::end_loop(g, head_min, head, back_min, exit_min);
+    for i in 2..g.n_ins(head) {
         let value = g.in_(back, i);
         if value != head {
             // The body touched the variable, so the head has its phi.
@@ -274,23 +345,34 @@ pub fn end_loop(g: &mut Graph, head: NodeId, back: NodeId, exit: NodeId) {
         }
     }
     kill(g, back);
-    // Remove useless phis at once.
-    for i in 1..g.n_ins(head) {
+    // Remove useless phis at once, memory first.
+    scope_min::remove_useless(g, head_min);
+    for i in 2..g.n_ins(head) {
         let phi = g.in_(head, i);
         if matches!(g.kind(phi), NodeKind::Phi { .. }) {
-            let better = peephole(g, phi);
-            // The phi is complete now: its users may optimize further.
-            g.push_outputs(phi);
-            g.move_deps_to_worklist(phi);
-            if better != phi {
-                // The parser may still hold the phi (kept); it is replaced
-                // in the head all the same.
-                if !g.is_kept(phi) {
-                    g.subsume(phi, better);
-                }
-                g.set_def(head, i, Some(better));
-            }
+            settle_phi(g, head, i, phi);
         }
+    }
+    // Past the loop, memory no class has a slot for is what it was before.
+    let before = g.input(head_min, 1);
+    g.set_def(exit_min, 1, before);
+}
+
+/// A loop head's `phi`, in slot `i` of `holder` (a scope or a ScopeMin),
+/// is complete: it is optimized, and replaced in `holder` if it is no
+/// longer needed.
+pub(super) fn settle_phi(g: &mut Graph, holder: NodeId, i: usize, phi: NodeId) {
+    let better = peephole(g, phi);
+    // The phi is complete now: its users may optimize further.
+    g.push_outputs(phi);
+    g.move_deps_to_worklist(phi);
+    if better != phi {
+        // The parser may still hold the phi (kept); it is replaced in the
+        // head all the same.
+        if !g.is_kept(phi) {
+            g.subsume(phi, better);
+        }
+        g.set_def(holder, i, Some(better));
     }
 }
 
@@ -308,9 +390,11 @@ pub fn merge_unoptimized(g: &mut Graph, this: NodeId, that: NodeId) -> NodeId {
     let r = region::new(g, &paths);
     g.keep(r);
     set_ctrl(g, this, r);
+    let (this_min, that_min) = (mem(g, this), mem(g, that));
+    scope_min::merge(g, this_min, that_min, r);
     let bound = reverse_names(g, this);
-    // Slot 0 is the control, now the region itself.
-    for (i, name) in bound.iter().enumerate().skip(1) {
+    // Slot 0 is the control, now the region itself; slot 1 the memory.
+    for (i, name) in bound.iter().enumerate().skip(2) {
         if g.input(this, i) != g.input(that, i) {
             // Looking the name up makes any lazy phi real.
             let a = lookup(g, this, name).expect("merged scopes bind the same names");

@@ -22,7 +22,7 @@
 
 use super::NodeKind;
 use crate::graph::{Graph, NodeId};
-use crate::types::{Int, TypeId};
+use crate::types::{Int, TypeId, Types};
 
 /// The shift count Java uses: the low six bits.
 pub fn count(b: i64) -> u32 {
@@ -43,7 +43,16 @@ pub fn shr(a: i64, b: i64) -> i64 {
 
 /// The type of `in(1) << in(2)`.
 pub fn compute_shl(g: &mut Graph, n: NodeId) -> TypeId {
+    if let Some(zero) = zero_shifted(g, n) {
+        return zero;
+    }
     super::int_binary(g, n, shl)
+}
+
+/// Chapter 16: 0 shifted by any count is 0.
+fn zero_shifted(g: &Graph, n: NodeId) -> Option<TypeId> {
+    let (t1, t2) = (g.ty(g.in_(n, 1)), g.ty(g.in_(n, 2)));
+    (t1 == Types::INT_ZERO && !g.types.is_high(t2)).then_some(Types::INT_ZERO)
 }
 
 /// The type of `in(1) >> in(2)` or `in(1) >>> in(2)`: `range` gives the
@@ -54,6 +63,9 @@ pub fn compute_right(
     fold: fn(i64, i64) -> i64,
     range: fn(Int, i64, i64) -> Option<(i64, i64)>,
 ) -> TypeId {
+    if let Some(zero) = zero_shifted(g, n) {
+        return zero;
+    }
     super::int_binary_ranges(g, n, fold, |x, s| {
         if s.min < 0 || s.max > 63 {
             return None; // the count wraps around
@@ -103,6 +115,10 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     // 32-bit value, as in Simple.
     if matches!(g.kind(n), NodeKind::Shl) && matches!(g.kind(x), NodeKind::Add) {
         let c = g.types.int_value(g.ty(g.in_(x, 2)))?;
+        // (Adding 0 is for Add's own rules to drop.)
+        if c == 0 {
+            return None;
+        }
         let sum = c.wrapping_shl(count(by));
         if i32::try_from(sum).is_ok() {
             let inner = g.in_(x, 1);
