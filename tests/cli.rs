@@ -281,7 +281,7 @@ fn ir_needs_chapter_11() {
 
 #[test]
 fn eval_scheduled_runs_the_schedule_with_a_heap() {
-    let src = "struct P { int x; } P p = new P; p.x = arg; return p;";
+    let src = "struct P { int x; }; P !p = new P; p.x = arg; return p;";
     for extra in [&[][..], &["--scheduled"][..]] {
         let mut args = vec!["eval", "--arg", "7", "-e", src];
         args.extend_from_slice(extra);
@@ -295,7 +295,7 @@ fn eval_scheduled_runs_the_schedule_with_a_heap() {
 
 #[test]
 fn a_possible_null_dereference_is_a_program_error() {
-    let src = "struct S { int a; } S? s = null; if (arg) s = new S; return s.a;";
+    let src = "struct S { int a; }; S? !s = null; if (arg) s = new S; return s.a;";
     let out = simple(&["print", "-e", src]);
     assert_eq!(out.status.code(), Some(1));
     assert!(

@@ -1047,7 +1047,11 @@ impl<'a> Parser<'a> {
                 return Ok(expr);
             };
             let t = self.graph.ty(expr);
-            if !self.graph.types.is_ptr(t) {
+            // In dead code (after a `return`, or on an arm that never runs)
+            // nothing is checked, as in Simple's chapter 16; there a field
+            // read earlier is `Top`, no reference.
+            let dead = self.graph.ty(self.ctrl()) == Types::XCTRL;
+            if !dead && !self.graph.types.is_ptr(t) {
                 let shown = self.graph.types.str(t);
                 return Err(Error::new(
                     format!("Expected reference but got {shown}"),
@@ -1064,16 +1068,18 @@ impl<'a> Parser<'a> {
             } else {
                 access.to_owned()
             };
-            // In dead code (after a `return`) nothing is checked, as in
-            // Simple's chapter 16: the access is parsed and dropped, and
-            // so is the object, if nothing else holds it (a New left in
-            // the graph would still allocate when the schedule runs).
-            if self.graph.ty(self.ctrl()) == Types::XCTRL {
+            // In dead code the access is parsed and dropped, and so are the
+            // object and the index, if nothing else holds them (a New left
+            // in the graph would still allocate when the schedule runs).
+            if dead {
                 if self.graph.is_unused(expr) {
                     self.graph.kill(expr);
                 }
                 if access == "[]" {
-                    self.parse_expression()?;
+                    let index = self.parse_expression()?;
+                    if self.graph.is_unused(index) {
+                        self.graph.kill(index);
+                    }
                     self.require("]")?;
                 }
                 if self.lexer.matches("=") {
@@ -1253,8 +1259,10 @@ impl<'a> Parser<'a> {
                 .map(|idx| node::struct_::default(&self.graph, defaults, idx))
                 .collect()
         };
+        // (In dead code nothing is checked: a field read there is `Top`.)
+        let dead = self.graph.ty(self.ctrl()) == Types::XCTRL;
         for (idx, &v) in values.iter().enumerate() {
-            if self.graph.ty(v) == Types::TOP {
+            if self.graph.ty(v) == Types::TOP && !dead {
                 let fname = self.graph.types.field_name(info.ty, idx);
                 return Err(Error::new(
                     format!(

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 15 `Chapter01Test.java`.
+//! Port of Simple's chapter 16 `Chapter01Test.java`.
 
 use chapter16::{CodeGen, NodeKind};
 use pretty_assertions::assert_eq;

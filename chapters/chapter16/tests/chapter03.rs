@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 15 `Chapter03Test.java`.
+//! Port of Simple's chapter 16 `Chapter03Test.java`.
 
 use chapter16::CodeGen;
 use pretty_assertions::assert_eq;

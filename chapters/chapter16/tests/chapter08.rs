@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 15 `Chapter08Test.java`.
+//! Port of Simple's chapter 16 `Chapter08Test.java`.
 
 use chapter16::eval::Value;
 use chapter16::{CodeGen, NodeKind, Outcome};

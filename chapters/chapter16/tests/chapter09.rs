@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 15 `Chapter09Test.java`.
+//! Port of Simple's chapter 16 `Chapter09Test.java`.
 
 use chapter16::eval::Value;
 use chapter16::types::Types;

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 15 `Chapter11Test.java`.
+//! Port of Simple's chapter 16 `Chapter11Test.java`.
 //!
 //! Every program is parsed and iterated, which in this chapter also runs
 //! global code motion. Where the Java runs its test evaluator

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 15 `Chapter12Test.java`: floats.
+//! Port of Simple's chapter 16 `Chapter12Test.java`: floats.
 //!
 //! The Java parses (`parse()`), optimizes and schedules
 //! (`iterate(false)`; the flag only asks for a picture), compares the

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 15 `Chapter13Test.java`: references between
+//! Port of Simple's chapter 16 `Chapter13Test.java`: references between
 //! structs, forward references, null through fields.
 //!
 //! Where the Java runs its evaluator (`Evaluator.evaluate(stop, arg)`, a

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 15 `SchedulerTest.java`: programs with memory,
+//! Port of Simple's chapter 16 `SchedulerTest.java`: programs with memory,
 //! run by the evaluator.
 
 use chapter16::eval::Value;

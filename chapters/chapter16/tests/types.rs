@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 15 `TypeTest.java`.
+//! Port of Simple's chapter 16 `TypeTest.java`.
 //!
 //! Our sample of the lattice (`Types::gather`) holds floats too: `0.0`,
 //! `FltBot` and their duals. Simple writes a `gather` for `TypeFloat` but

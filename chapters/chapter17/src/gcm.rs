@@ -951,7 +951,12 @@ impl Late {
         // passes that state on unchanged for the Load's alias class (memory
         // is split lazily, so one state may feed many classes).
         let mut states = vec![g.in_(load, 1)];
+        let mut seen: Vec<NodeId> = Vec::new();
         while let Some(mem) = states.pop() {
+            if seen.contains(&mem) {
+                continue;
+            }
+            seen.push(mem);
             lca = self.anti_deps_of(g, s, lca, load, alias, mem, &mut states);
         }
         lca
@@ -959,7 +964,9 @@ impl Late {
 
     /// Raises the Load's LCA above each writer of class `alias` among the
     /// users of memory state `mem`; pushes onto `states` the merges that
-    /// pass `mem` on for that class.
+    /// pass `mem` on for that class, and the states after the writers the
+    /// Load walked past: a writer after those may still write what the
+    /// Load reads.
     #[allow(clippy::too_many_arguments)]
     fn anti_deps_of(
         &mut self,
@@ -974,6 +981,20 @@ impl Late {
         let users: UsersCopy = g.outputs(mem).iter().copied().collect();
         for u in users {
             let passed = passes(g, load, u);
+            if passed {
+                match g.kind(u) {
+                    NodeKind::Store { .. } => states.push(u),
+                    NodeKind::New { .. } => {
+                        if let Some(j) = new_mem_input(g, u, alias) {
+                            let slice = g.outputs(u).iter().copied().find(
+                                |&p| matches!(g.kind(p), NodeKind::Proj { idx, .. } if *idx == j),
+                            );
+                            states.extend(slice);
+                        }
+                    }
+                    _ => {}
+                }
+            }
             match g.kind(u) {
                 // A Store to another class leaves this one as it was, and
                 // so does one the Load's peephole walked past (the Load's

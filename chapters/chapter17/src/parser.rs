@@ -415,7 +415,16 @@ impl<'a> Parser<'a> {
             }
             _ => None,
         };
+        // The guards let go of the nodes they pin; the value may be one of
+        // them (a cast folded to a constant the value shares), and must
+        // outlive them.
+        if let Some(rhs) = rhs {
+            self.graph.keep(rhs);
+        }
         scope::remove_guards(&mut self.graph, self.scope, if_false);
+        if let Some(rhs) = rhs {
+            self.graph.unkeep(rhs);
+        }
         if has_rhs {
             f_scope = self.scope;
         }
@@ -1378,7 +1387,11 @@ impl<'a> Parser<'a> {
                 return Ok(expr);
             };
             let t = self.graph.ty(expr);
-            if !self.graph.types.is_ptr(t) {
+            // In dead code (after a `return`, or on an arm that never runs)
+            // nothing is checked, as in Simple's chapter 16; there a field
+            // read earlier is `Top`, no reference.
+            let dead = self.graph.ty(self.ctrl()) == Types::XCTRL;
+            if !dead && !self.graph.types.is_ptr(t) {
                 let shown = self.graph.types.str(t);
                 return Err(Error::new(
                     format!("Expected reference but got {shown}"),
@@ -1395,16 +1408,18 @@ impl<'a> Parser<'a> {
             } else {
                 access.to_owned()
             };
-            // In dead code (after a `return`) nothing is checked, as in
-            // Simple's chapter 16: the access is parsed and dropped, and
-            // so is the object, if nothing else holds it (a New left in
-            // the graph would still allocate when the schedule runs).
-            if self.graph.ty(self.ctrl()) == Types::XCTRL {
+            // In dead code the access is parsed and dropped, and so are the
+            // object and the index, if nothing else holds them (a New left
+            // in the graph would still allocate when the schedule runs).
+            if dead {
                 if self.graph.is_unused(expr) {
                     self.graph.kill(expr);
                 }
                 if access == "[]" {
-                    self.parse_expression()?;
+                    let index = self.parse_expression()?;
+                    if self.graph.is_unused(index) {
+                        self.graph.kill(index);
+                    }
                     self.require("]")?;
                 }
                 if self.lexer.matches("=") {
@@ -1652,10 +1667,12 @@ impl<'a> Parser<'a> {
         };
         // A field still `Bottom` was never set in the constructor (chapter
         // 17); one still `Top` had no constructor to set it (Simple lets
-        // that pass, and its evaluator then fails).
+        // that pass, and its evaluator then fails). In dead code nothing is
+        // checked: a field read there is `Top`.
+        let dead = self.graph.ty(self.ctrl()) == Types::XCTRL;
         for (idx, &v) in values.iter().enumerate() {
             let t = self.graph.ty(v);
-            if t == Types::BOTTOM || t == Types::TOP {
+            if (t == Types::BOTTOM || t == Types::TOP) && !dead {
                 let fname = self.graph.types.field_name(info.ty, idx);
                 return Err(Error::new(
                     format!(
