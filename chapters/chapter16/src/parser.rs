@@ -1360,10 +1360,11 @@ impl<'a> Parser<'a> {
             .ok_or_else(|| Error::new(format!("Undefined name '{name}'"), at))?;
         // A final (or not-null) name declared without a value holds `Top`
         // until it is given one; reading it before is an error (Simple
-        // lets the `Top` through).
-        // (In dead code, where a field access gives `Top`, anything goes.)
+        // lets the `Top` through). Other names hold `Top` only from dead
+        // code, where a field access gives `Top` and anything goes.
         if matches!(self.graph.kind(value), NodeKind::Constant(Types::TOP))
             && self.graph.ty(self.ctrl()) != Types::XCTRL
+            && self.may_be_unset(&name)
         {
             return Err(Error::new(
                 format!("Variable '{name}' is not initialized"),
@@ -1371,6 +1372,15 @@ impl<'a> Parser<'a> {
             ));
         }
         Ok(value)
+    }
+
+    /// Name `name` may be declared without a value and so hold `Top`
+    /// until it is given one: a final, or a pointer that may not be null.
+    fn may_be_unset(&self, name: &str) -> bool {
+        let types = &self.graph.types;
+        scope::is_final(&self.graph, self.scope, name)
+            || scope::declared_type(&self.graph, self.scope, name)
+                .is_some_and(|t| types.is_ptr(t) && !types.is_nullable(t))
     }
 
     /// `new S` or `new T[len]`, `new` already read.

@@ -346,3 +346,40 @@ return p0.f2;
     let mut raw = CodeGen::new(src).without_peepholes();
     assert!(raw.parse().is_ok());
 }
+
+/// Found by `simple fuzz` (chapter 16 seeds 2932 and 3439): where an arm is dead (seen so with one
+/// set of peepholes and not the other), a variable can hold `Top` (a field
+/// read in dead code) or a value typed `Bottom`. Neither is a name read
+/// before it was set: only a final or not-null name declared without a
+/// value, or a field a constructor has yet to set, is.
+#[test]
+fn test_dead_values_are_not_unset_names() {
+    let src = "\
+struct S0 { int f0; };
+S0 p0 = new S0;
+int v1 = arg;
+S0?[] a3 = new S0?[4 + (arg & 3)];
+int[] a5 = new int[4];
+int c6 = 0;
+while (c6 < 5) {
+  p0.f0 = ((arg + arg) >= -arg);
+}
+if ((p0.f0 == (p0.f0))) {
+} else {
+  int t12 = a5[(v1 < a3#) & 3];
+  if (((8 >> a5[(t12 < (arg <= arg)) & 3]) & (0 > t12))) {
+    int c14 = 0;
+    while (c14 < a3#) {
+    }
+    S0? t15 = a3[(t12) & 3];
+    int c16 = 0;
+    while (c16 < 5) {
+    }
+  }
+}
+";
+    let code = parse_iterated(src);
+    assert_eq!(code.print(), "return 0;");
+    let mut raw = CodeGen::new(src).without_peepholes();
+    assert!(raw.parse().is_ok());
+}

@@ -1770,8 +1770,10 @@ impl<'a> Parser<'a> {
         let Some(value) = scope::lookup(&mut self.graph, self.scope, &name) else {
             return Err(Error::new(format!("Undefined name '{name}'"), at));
         };
-        // Chapter 17: a field a constructor has yet to set is `Bottom`.
-        if self.graph.ty(value) == Types::BOTTOM {
+        // Chapter 17: a field a constructor has yet to set is the constant
+        // `Bottom` (a value computed in dead code may be typed `Bottom`
+        // too, and is no error).
+        if matches!(self.graph.kind(value), NodeKind::Constant(Types::BOTTOM)) {
             return Err(Error::new(
                 format!("Cannot read uninitialized field '{name}'"),
                 at,
@@ -1779,10 +1781,12 @@ impl<'a> Parser<'a> {
         }
         // A not-null reference declared without a value holds `Top` until
         // it is given one; reading it before is an error (Simple lets the
-        // `Top` through). In dead code, where a field access gives `Top`,
-        // anything goes.
+        // `Top` through). Other names hold `Top` only from dead code, where
+        // a field access gives `Top` and anything goes.
         if matches!(self.graph.kind(value), NodeKind::Constant(Types::TOP))
             && self.graph.ty(self.ctrl()) != Types::XCTRL
+            && scope::declared_type(&self.graph, self.scope, &name)
+                .is_some_and(|t| self.graph.types.is_ptr(t) && !self.graph.types.is_nullable(t))
         {
             return Err(Error::new(
                 format!("Variable '{name}' is not initialized"),

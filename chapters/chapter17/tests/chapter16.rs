@@ -426,3 +426,41 @@ return p0.f2;
     let mut raw = CodeGen::new(src).without_peepholes();
     assert!(raw.parse().is_ok());
 }
+
+/// Found by `simple fuzz` (chapter 17 seed 8444): where an arm is dead (seen so with one
+/// set of peepholes and not the other), a variable can hold `Top` (a field
+/// read in dead code) or a value typed `Bottom`. Neither is a name read
+/// before it was set: only a final or not-null name declared without a
+/// value, or a field a constructor has yet to set, is.
+#[test]
+fn test_dead_values_are_not_unset_names() {
+    let src = "\
+struct S0 { int f0; S0? f1; };
+struct S1 { int f0; };
+S0 !p0 = new S0;
+S1 !p1 = new S1;
+flt x2 = arg;
+i8 v3 = ((arg - p1.f0) - ((arg / (p1 == p1)) < (p1.f0 - arg)));
+int[] !a4 = new int[4];
+int c5 = 0;
+while (c5 < a4#) {
+}
+int[] !a6 = new int[4];
+int c7 = 0;
+while (c7 < a6#) {
+}
+S0 !p8 = new S0;
+if (a6#) {
+} else {
+  var v10 = a4[a6[(a4[(v3 != ((x2 + x2) != 1.5)) & 3] & v3) & 3] & 3];
+  int c11 = 0;
+  while (c11 < 5) {
+    v10 = ((a4[(v10 ^ (p0 == p8)) & 3] == (4 - a4#)) >> (-a6[(v10 + ((p1.f0 < arg) ? (v10 & v3) : (arg))) & 3] <= (p1.f0 * a6#)));
+  }
+}
+";
+    let code = parse_iterated(src);
+    assert_eq!(code.print(), "return 0;");
+    let mut raw = CodeGen::new(src).without_peepholes();
+    assert!(raw.parse().is_ok());
+}
