@@ -64,7 +64,7 @@ use crate::graph::{Graph, NodeId};
 use crate::node::{
     is_cfg, label, load_passes as passes, mem_merge_slice, new_mem_input, new_proj, NodeKind,
 };
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use smallvec::SmallVec;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap, VecDeque};
@@ -951,12 +951,11 @@ impl Late {
         // passes that state on unchanged for the Load's alias class (memory
         // is split lazily, so one state may feed many classes).
         let mut states = vec![g.in_(load, 1)];
-        let mut seen: Vec<NodeId> = Vec::new();
+        let mut seen: FxHashSet<NodeId> = FxHashSet::default();
         while let Some(mem) = states.pop() {
-            if seen.contains(&mem) {
+            if !seen.insert(mem) {
                 continue;
             }
-            seen.push(mem);
             lca = self.anti_deps_of(g, s, lca, load, alias, mem, &mut states);
         }
         lca
