@@ -1,0 +1,146 @@
+//! The driver: one object that carries a program through the phases.
+//!
+//! Every chapter has the same driver with the same methods, grown as the
+//! chapters grow, so that the `simple` command can run any chapter. In this
+//! chapter there is one phase, `parse` (parsing and peephole optimization
+//! are one pass), `iterate` (peepholes again, to a fixed point, now that
+//! the whole program is known, then a check for possible null
+//! dereferences, then global code motion), three views of the result,
+//! `print`, `dot` and the scheduled listing `ir`, and two ways to run it:
+//! `eval` walks the graph, `eval_scheduled` runs the schedule block by
+//! block.
+
+use crate::dot;
+use crate::error::Error;
+use crate::graph::{Graph, NodeId};
+use crate::node;
+use crate::parser::Parser;
+use crate::types::TypeId;
+use rustc_hash::FxHashMap;
+
+/// A compilation of one Simple program.
+pub struct CodeGen {
+    pub src: String,
+    /// The value of `arg`, when it is a compile-time constant.
+    pub arg: Option<i64>,
+    /// Build the graph exactly as parsed, without peepholes.
+    pub disable_peephole: bool,
+    /// The graph, once parsed.
+    pub graph: Graph,
+    /// The Stop node, once parsed.
+    pub stop: Option<NodeId>,
+    /// The Graphviz text of every `#showGraph` statement, in order.
+    pub show_graphs: Vec<String>,
+    /// For each struct type, the memory alias class of its first field.
+    pub first_alias: FxHashMap<TypeId, u32>,
+    /// Facts about the blocks, once `iterate` has scheduled the program.
+    pub schedule: Option<crate::gcm::Schedule>,
+}
+
+impl CodeGen {
+    pub fn new(src: &str) -> Self {
+        CodeGen {
+            src: src.to_owned(),
+            arg: None,
+            disable_peephole: false,
+            graph: Graph::new(),
+            stop: None,
+            show_graphs: Vec::new(),
+            first_alias: FxHashMap::default(),
+            schedule: None,
+        }
+    }
+
+    /// Compile with `arg` known to be `value`.
+    pub fn with_arg(mut self, value: i64) -> Self {
+        self.arg = Some(value);
+        self
+    }
+
+    /// Compile without peephole optimization.
+    pub fn without_peepholes(mut self) -> Self {
+        self.disable_peephole = true;
+        self
+    }
+
+    /// Parses and optimizes the program.
+    pub fn parse(&mut self) -> Result<&mut Self, Error> {
+        let src = std::mem::take(&mut self.src);
+        let mut parser = Parser::new(&src, self.arg, self.disable_peephole);
+        let result = parser.parse();
+        self.first_alias = parser.first_aliases();
+        self.graph = parser.graph;
+        self.show_graphs = parser.show_graphs;
+        self.src = src;
+        self.stop = Some(result?);
+        Ok(self)
+    }
+
+    pub fn stop(&self) -> NodeId {
+        self.stop.expect("parse() succeeded before stop() is asked")
+    }
+
+    /// The single Return, when the program has exactly one.
+    pub fn ret(&self) -> Option<NodeId> {
+        node::ret(&self.graph, self.stop())
+    }
+
+    /// The optimized program as Simple prints it, e.g. `return (arg+3);`.
+    pub fn print(&self) -> String {
+        node::to_string(&self.graph, self.stop())
+    }
+
+    /// Optimizes to a fixed point: revisits every node that may improve
+    /// until none does (see `iter.rs`). Then checks what only the optimized
+    /// graph can tell: that no field is accessed through a pointer that may
+    /// be null, that every store fits its field, that `+` and `*` have
+    /// integers (the error first in the source is reported).
+    pub fn iterate(&mut self) -> Result<&mut Self, Error> {
+        crate::iter::iterate(&mut self.graph);
+        if let Some(mut e) = node::first_error(&mut self.graph) {
+            // An error with no place of its own points at the end.
+            e.offset = e.offset.min(self.src.len());
+            return Err(e);
+        }
+        let stop = self.stop();
+        self.schedule = Some(crate::gcm::global_code_motion(&mut self.graph, stop));
+        Ok(self)
+    }
+
+    /// The scheduled program, block by block (Simple's scheduled IR
+    /// listing); empty before `iterate` has scheduled it.
+    pub fn ir(&self) -> String {
+        match &self.schedule {
+            Some(s) => crate::gcm::print_scheduled(&self.graph, s, self.stop(), u32::MAX),
+            None => String::new(),
+        }
+    }
+
+    /// Runs the scheduled program block by block, as a machine would: each
+    /// block computes its nodes in order, stores write to and loads read
+    /// from one mutable heap. Needs `iterate` first (it schedules).
+    pub fn eval_scheduled(&self, arg: i64, loops: usize) -> crate::eval::Outcome {
+        match &self.schedule {
+            Some(_) => crate::exec::execute(&self.graph, &self.first_alias, arg, loops),
+            None => crate::eval::Outcome::Fault("the program is not scheduled yet".into()),
+        }
+    }
+
+    /// Changes the seed of the order in which `iterate` visits nodes. The
+    /// result must not depend on it; tests use this to check that it does not.
+    pub fn with_seed(&mut self, seed: u64) -> &mut Self {
+        self.graph.work.reseed(seed);
+        self
+    }
+
+    /// Runs the program with `arg` bound to `arg`, allowing at most `loops`
+    /// trips around loop back edges.
+    pub fn eval(&self, arg: i64, loops: usize) -> crate::eval::Outcome {
+        crate::eval::evaluate(&self.graph, self.stop(), &self.first_alias, arg, loops)
+    }
+
+    /// The graph in Graphviz form.
+    pub fn dot(&self) -> String {
+        dot::generate(&self.graph, &self.src, &[])
+    }
+}
