@@ -90,6 +90,34 @@ impl CodeGen {
         node::to_string(&self.graph, self.stop())
     }
 
+    /// Chapter 18's phases, one method each as Simple's driver has them:
+    /// `opto` optimizes to a fixed point, `type_check` reports what only
+    /// the optimized graph shows, `gcm` schedules (global code motion),
+    /// `local_sched` orders each block (here part of `gcm`: the scheduled
+    /// evaluator orders a block's nodes by their inputs).
+    pub fn opto(&mut self) -> Result<&mut Self, Error> {
+        crate::iter::iterate(&mut self.graph);
+        Ok(self)
+    }
+
+    pub fn type_check(&mut self) -> Result<&mut Self, Error> {
+        if let Some(mut e) = node::first_error(&mut self.graph) {
+            e.offset = e.offset.min(self.src.len());
+            return Err(e);
+        }
+        Ok(self)
+    }
+
+    pub fn gcm(&mut self) -> Result<&mut Self, Error> {
+        let stop = self.stop();
+        self.schedule = Some(crate::gcm::global_code_motion(&mut self.graph, stop));
+        Ok(self)
+    }
+
+    pub fn local_sched(&mut self) -> Result<&mut Self, Error> {
+        Ok(self)
+    }
+
     /// Optimizes to a fixed point: revisits every node that may improve
     /// until none does (see `iter.rs`). Then checks what only the optimized
     /// graph can tell: that no field is accessed through a pointer that may

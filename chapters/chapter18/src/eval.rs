@@ -103,6 +103,8 @@ pub enum Value {
     Omitted {
         name: String,
     },
+    /// Chapter 18: a function value, shown as its type prints (`{ sq}`).
+    Fun(String),
 }
 
 /// The most objects shown in one returned value; the rest are
@@ -159,6 +161,7 @@ impl PartialEq for Value {
             ) => name == name2 && fields == fields2,
             (Value::Omitted { name }, Value::Omitted { name: name2 }) => name == name2,
             (Value::Ref(a), Value::Ref(b)) => a == b,
+            (Value::Fun(a), Value::Fun(b)) => a == b,
             (
                 Value::Array { name, elems },
                 Value::Array {
@@ -245,6 +248,7 @@ impl Numbering {
             Value::Int(v) => write!(f, "{v}"),
             Value::Float(v) => f.write_str(&crate::double::format(*v)),
             Value::Null => f.write_str("null"),
+            Value::Fun(t) => f.write_str(t),
             Value::Ref(k) => write!(f, "obj@{}", self.ids.get(k).copied().unwrap_or(0)),
             Value::Omitted { name } => write!(f, "Obj<{name}>{{...}}"),
             Value::Obj { name, fields } => {
@@ -310,6 +314,8 @@ pub(crate) enum Val {
     Ptr(usize),
     /// The state of one memory slice.
     Mem(Memory),
+    /// Chapter 18: a function value, its constant pointer type.
+    Fun(TypeId),
 }
 
 /// The writes made to one memory slice, newest first.
@@ -349,6 +355,8 @@ impl Val {
             Val::Float(v) => *v as i64,
             Val::Null | Val::Mem(_) => 0,
             Val::Ptr(o) => *o as i64 + 1,
+            // A function is never null (0).
+            Val::Fun(t) => i64::from(t.index()) + 1,
         }
     }
 
@@ -372,6 +380,8 @@ impl Val {
     pub(crate) fn same(&self, other: &Val) -> bool {
         match (self, other) {
             (Val::Ptr(a), Val::Ptr(b)) => a == b,
+            (Val::Fun(a), Val::Fun(b)) => a == b,
+            (Val::Fun(_), _) | (_, Val::Fun(_)) => false,
             (Val::Float(_), _) | (_, Val::Float(_)) => self.float() == other.float(),
             (Val::Ptr(_), _) | (_, Val::Ptr(_)) => false,
             _ => self.number() == other.number(),
@@ -404,6 +414,7 @@ pub(crate) fn pure_value(
         NodeKind::Constant(t) => Some(Ok(match g.types.get(*t) {
             Type::Int(_) => Val::Int(g.types.int_value(*t).unwrap_or(0)),
             Type::Flt(_) => Val::Float(g.types.flt_value(*t).unwrap_or(0.0)),
+            Type::FunPtr { .. } => Val::Fun(*t),
             _ => Val::Null,
         })),
         NodeKind::Add => both(i64::wrapping_add),

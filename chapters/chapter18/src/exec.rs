@@ -51,6 +51,8 @@ pub fn execute(g: &Graph, first_alias: &FxHashMap<TypeId, u32>, arg: i64, loops:
         regs: vec![None; g.len() + 1],
         heap: Vec::new(),
         bodies: FxHashMap::default(),
+        frames: Vec::new(),
+        returned: None,
     };
     match m.run(loops) {
         Ok(outcome) => outcome,
@@ -67,7 +69,23 @@ struct Machine<'g> {
     heap: Vec<Object>,
     /// Each block's nodes in execution order, worked out on first entry.
     bodies: FxHashMap<NodeId, Vec<NodeId>>,
+    /// Chapter 18: the calls in progress, innermost last: each call and
+    /// the registers its callee overwrote (node, old value), restored when
+    /// the callee returns. A callee reads the values of blocks outside it
+    /// (constants GCM placed at Start) from the registers as they are.
+    frames: Vec<Frame>,
+    /// The value the last Return handed back, for its CallEnd.
+    returned: Option<Val>,
 }
+
+/// A call in progress (chapter 18).
+struct Frame {
+    call: NodeId,
+    saved: Vec<(NodeId, Option<Val>)>,
+}
+
+/// The deepest recursion the evaluator runs before it reports a fault.
+pub const MAX_CALL_DEPTH: usize = 10_000;
 
 impl Machine<'_> {
     fn run(&mut self, mut loops: usize) -> Eval<Outcome> {
@@ -87,11 +105,32 @@ impl Machine<'_> {
             let body = self.body(blk);
             for &n in &body {
                 let v = self.compute(n)?;
-                self.regs[n.nid() as usize] = Some(v);
+                self.set_reg(n, v);
+            }
+            // Chapter 18: Start enters `main`.
+            if matches!(g.kind(blk), NodeKind::Start { .. }) {
+                let Some(&main) = g.functions.get(&(crate::types::Types::MAIN_SIG, 0)) else {
+                    return Ok(Outcome::Fallthrough);
+                };
+                self.enter(main, None)?;
+                from = None;
+                blk = main;
+                continue;
             }
             // Follow control to the end of the block.
             let mut c = blk;
             let next = loop {
+                // Chapter 18: a call enters its callee; a Return goes back
+                // to the caller's CallEnd.
+                if matches!(g.kind(c), NodeKind::Call { .. }) {
+                    if loops == 0 {
+                        return Ok(Outcome::Timeout);
+                    }
+                    loops -= 1;
+                    let fun = self.callee(c)?;
+                    self.enter(fun, Some(c))?;
+                    break fun;
+                }
                 let Some(succ) = control_user(g, c) else {
                     return Ok(Outcome::Fallthrough);
                 };
@@ -112,13 +151,31 @@ impl Machine<'_> {
                     }
                     NodeKind::Return => {
                         let v = self.reg(g.in_(succ, 1))?;
-                        let shown = self.snapshot(&v, &mut Shown::default());
-                        return Ok(Outcome::Value(shown));
+                        let Some(frame) = self.frames.pop() else {
+                            let shown = self.snapshot(&v, &mut Shown::default());
+                            return Ok(Outcome::Value(shown));
+                        };
+                        for (n, old) in frame.saved.into_iter().rev() {
+                            self.regs[n.nid() as usize] = old;
+                        }
+                        self.returned = Some(v);
+                        match crate::node::call::cend(g, frame.call) {
+                            Some(cend) => break cend,
+                            None => return Ok(Outcome::Fallthrough),
+                        }
                     }
                     _ => c = succ,
                 }
             };
             // Control arrives at `next` from the last control node passed.
+            if matches!(
+                g.kind(next),
+                NodeKind::Fun { .. } | NodeKind::CallEnd { .. }
+            ) {
+                from = None;
+                blk = next;
+                continue;
+            }
             from = Some(if matches!(g.kind(next), NodeKind::CProj { .. }) {
                 next
             } else {
@@ -126,6 +183,58 @@ impl Machine<'_> {
             });
             blk = next;
         }
+    }
+
+    /// Sets a register, remembering the old value if a call is running.
+    fn set_reg(&mut self, n: NodeId, v: Val) {
+        let old = std::mem::replace(&mut self.regs[n.nid() as usize], Some(v));
+        if let Some(frame) = self.frames.last_mut() {
+            frame.saved.push((n, old));
+        }
+    }
+
+    /// The Fun of the function call `c` calls (its pointer's value).
+    fn callee(&self, c: NodeId) -> Eval<NodeId> {
+        let g = self.g;
+        match self.reg(crate::node::call::fptr(g, c))? {
+            Val::Fun(t) => g
+                .types
+                .single_fidx(t)
+                .and_then(|key| g.functions.get(&key).copied())
+                .ok_or_else(|| "call of an unknown function".to_owned()),
+            _ => Err("Calling a null function pointer".to_owned()),
+        }
+    }
+
+    /// Enters function `fun`, from `call` (none for `main`): its
+    /// parameters take the call's arguments (`main`'s `arg` the program's).
+    fn enter(&mut self, fun: NodeId, call: Option<NodeId>) -> Eval<()> {
+        let g = self.g;
+        let parms = crate::node::fun::parms(g, fun);
+        let mut values = Vec::with_capacity(parms.len());
+        for &p in &parms {
+            let idx = crate::node::parm::index(g, p).unwrap_or(0) as usize;
+            let v = match (call, idx) {
+                (_, 0) => Val::Int(0),
+                (_, 1) => Val::Mem(Memory::default()),
+                (None, _) => Val::Int(self.arg),
+                (Some(c), i) => self.reg(g.in_(c, i))?,
+            };
+            values.push(v);
+        }
+        if let Some(c) = call {
+            if self.frames.len() >= MAX_CALL_DEPTH {
+                return Err(format!("Recursion deeper than {MAX_CALL_DEPTH} calls"));
+            }
+            self.frames.push(Frame {
+                call: c,
+                saved: Vec::new(),
+            });
+        }
+        for (p, v) in parms.into_iter().zip(values) {
+            self.set_reg(p, v);
+        }
+        Ok(())
     }
 
     /// Entering `region` along the path from `from`: every phi takes its
@@ -150,7 +259,7 @@ impl Machine<'_> {
             values.push(self.reg(g.in_(p, path))?);
         }
         for (p, v) in phis.into_iter().zip(values) {
-            self.regs[p.nid() as usize] = Some(v);
+            self.set_reg(p, v);
         }
         Ok(())
     }
@@ -226,6 +335,9 @@ impl Machine<'_> {
             NodeKind::Proj { .. } if new_proj(g, n) => self.regs[n.nid() as usize]
                 .clone()
                 .ok_or_else(|| "new used before it was computed".to_owned()),
+            NodeKind::Proj { .. } if is_call_end_proj(g, n) => self.regs[n.nid() as usize]
+                .clone()
+                .ok_or_else(|| "a call's result used before the call".to_owned()),
             NodeKind::Proj { idx: 2, .. } => Ok(Val::Int(self.arg)),
             NodeKind::Proj { .. } => Ok(Val::Mem(Memory::default())),
             _ => self.regs[n.nid() as usize]
@@ -245,6 +357,12 @@ impl Machine<'_> {
             // A New's pointer; its slices are the one heap.
             NodeKind::Proj { idx: 1, .. } if new_proj(g, n) => self.reg(g.in_(n, 0))?,
             NodeKind::Proj { .. } if new_proj(g, n) => Val::Mem(Memory::default()),
+            // Chapter 18: what the callee returned, and memory.
+            NodeKind::Proj { idx: 2, .. } if is_call_end_proj(g, n) => self
+                .returned
+                .clone()
+                .ok_or_else(|| "a call's result without a return".to_owned())?,
+            NodeKind::Proj { .. } if is_call_end_proj(g, n) => Val::Mem(Memory::default()),
             NodeKind::Proj { .. } => self.reg(n)?,
             NodeKind::New { ptr, .. } => {
                 let ty = g.types.pointee(*ptr).expect("new makes a pointer");
@@ -341,6 +459,7 @@ impl Machine<'_> {
             }
             Val::Null => Value::Null,
             Val::Float(v) => Value::Float(*v),
+            Val::Fun(t) => Value::Fun(self.g.types.to_string(*t)),
             other => Value::Int(other.number()),
         }
     }
@@ -375,4 +494,10 @@ fn control_user(g: &Graph, n: NodeId) -> Option<NodeId> {
         .iter()
         .copied()
         .find(|&u| is_cfg(g, u) && !matches!(g.kind(u), NodeKind::XCtrl))
+}
+
+/// A projection of a CallEnd (chapter 18).
+fn is_call_end_proj(g: &Graph, n: NodeId) -> bool {
+    g.input(n, 0)
+        .is_some_and(|c| matches!(g.kind(c), NodeKind::CallEnd { .. }))
 }

@@ -136,6 +136,8 @@ pub fn is_block_head(g: &Graph, n: NodeId) -> bool {
             | NodeKind::Region
             | NodeKind::Loop
             | NodeKind::CProj { .. }
+            | NodeKind::Fun { .. }
+            | NodeKind::CallEnd { .. }
     )
 }
 
@@ -159,6 +161,9 @@ fn cfg_preds(g: &Graph, n: NodeId) -> impl Iterator<Item = NodeId> + '_ {
     let preds = match g.kind(n) {
         NodeKind::Start { .. } => &ins[..0],
         NodeKind::Region | NodeKind::Loop => &ins[1..],
+        // Chapter 18: a function is entered from Start; its callers are
+        // other functions' code, not its own control flow.
+        NodeKind::Fun { .. } => &ins[1..2],
         NodeKind::Stop => ins,
         _ => &ins[..ins.len().min(1)],
     };
@@ -219,7 +224,7 @@ impl Schedule {
         let d = stacker::maybe_grow(64 * 1024, 1024 * 1024, || match g.kind(n) {
             NodeKind::Start { .. } => 0,
             NodeKind::Loop => self.idepth(g, g.in_(n, 1)) + 1,
-            NodeKind::Region | NodeKind::Stop => cfg_preds(g, n)
+            NodeKind::Region | NodeKind::Stop | NodeKind::Fun { .. } => cfg_preds(g, n)
                 .map(|p| self.idepth(g, p) + 1)
                 .max()
                 .unwrap_or(1),
@@ -246,6 +251,7 @@ impl Schedule {
         match g.kind(n) {
             NodeKind::Start { .. } | NodeKind::Stop => None,
             NodeKind::Loop => g.input(n, 1), // the entry, not the back edge
+            NodeKind::Fun { .. } => g.input(n, 1),
             NodeKind::Region => {
                 let mut lca = None;
                 for p in cfg_preds(g, n) {
@@ -426,8 +432,16 @@ impl Cfg {
             prefetch_ahead(g, &live, k);
             cfg.succ_start.push(cfg.succs.len() as u32);
             for &u in g.outputs(n) {
+                // Chapter 18: a call does not flow into its callee, nor a
+                // Return into a CallEnd: each function is its own graph,
+                // entered from Start.
+                let call_edge = match (g.kind(n), g.kind(u)) {
+                    (NodeKind::Call { .. }, NodeKind::Fun { .. }) => true,
+                    (NodeKind::Return, NodeKind::CallEnd { .. }) => true,
+                    _ => false,
+                };
                 // Dead control leads nowhere: no walk enters it.
-                if cfg.place[u.nid() as usize] != Self::ABSENT && u != g.xctrl() {
+                if !call_edge && cfg.place[u.nid() as usize] != Self::ABSENT && u != g.xctrl() {
                     cfg.succs.push(u);
                 }
             }

@@ -339,6 +339,11 @@ pub struct Graph {
     /// operator and shift it made, for the errors that only the optimized
     /// graph shows (`Cannot 'Add' null`).
     pub operator_at: FxHashMap<NodeId, u32>,
+    /// Chapter 18: the linker's table, each function's Fun by its
+    /// signature and function index (Simple's `CodeGen._linker`).
+    pub functions: FxHashMap<(TypeId, u32), NodeId>,
+    /// Chapter 18: the Fun of each function's Return.
+    pub fun_of_return: FxHashMap<NodeId, NodeId>,
 }
 
 impl Graph {
@@ -356,6 +361,8 @@ impl Graph {
             deps: DepLists::default(),
             control: Vec::new(),
             operator_at: FxHashMap::default(),
+            functions: FxHashMap::default(),
+            fun_of_return: FxHashMap::default(),
         }
     }
 

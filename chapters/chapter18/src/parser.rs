@@ -156,6 +156,24 @@ pub struct Parser<'a> {
     /// The alias class the next declared field gets. Class 1 stands for all
     /// of memory (`$mem`); fields count from 2.
     next_alias: u32,
+    /// Chapter 18: the functions being parsed, innermost last.
+    funs: Vec<FunctionBody>,
+    /// Chapter 18: the names used before their declaration, each a
+    /// forward reference waiting for its `val` (see `node/fref.rs`).
+    frefs: FxHashMap<String, NodeId>,
+}
+
+/// Chapter 18: a function whose body is being parsed: its Fun, its return
+/// program counter, the scope level its names start at, and every
+/// `return` seen so far (control, value, memory), merged at the end.
+struct FunctionBody {
+    fun: NodeId,
+    /// Its input of Stop, reserved when the body starts, so that Stop
+    /// lists functions in the order they begin (`main` first).
+    stop_slot: usize,
+    rpc: NodeId,
+    base_level: usize,
+    returns: Vec<(NodeId, NodeId, NodeId)>,
 }
 
 impl Parser<'_> {
@@ -212,42 +230,29 @@ impl<'a> Parser<'a> {
             structs: FxHashMap::default(),
             forward: FxHashSet::default(),
             next_alias: 2,
+            funs: Vec::new(),
+            frefs: FxHashMap::default(),
         }
     }
 
-    /// Parses the whole program and returns Stop.
+    /// Parses the whole program and returns Stop. Chapter 18: the
+    /// program is the body of the function `main`, `{ int arg -> ... }`.
     pub fn parse(&mut self) -> Parsed {
         self.x_scopes.push(self.scope);
         let (g, sc) = (&mut self.graph, self.scope);
         scope::push(g, sc);
         let start = g.start();
+        // Control and memory slots, rebound by each function's body.
+        let xctrl = g.xctrl();
+        scope::define(g, sc, scope::CTRL, Types::CTRL, xctrl);
         let min = node::scope_min::new(g, None);
-        let ctrl = cproj_new(g, start, 0, scope::CTRL);
-        let ctrl = node::peephole(g, ctrl);
-        scope::define(g, sc, scope::CTRL, Types::CTRL, ctrl);
-        // All of memory, one state until stores split classes off it.
         let all = proj_new(g, start, 1, scope::MEM);
         let all = node::peephole(g, all);
         g.add_def(min, Some(all));
-        let min = node::peephole(g, min);
         scope::define(g, sc, scope::MEM, Types::MEM_BOT, min);
-        let arg = proj_new(g, start, 2, scope::ARG0);
-        let arg = node::peephole(g, arg);
-        scope::define(g, sc, scope::ARG0, Types::INT_BOT, arg);
-        // The program's block, as `parse_block`, but the implicit return is
-        // made before its names go: the memory it returns is bound there.
-        scope::push(&mut self.graph, self.scope);
-        while !self.lexer.peek_is('}') && !self.lexer.is_eof() {
-            self.parse_statement()?;
-        }
-        // Falling off the end of the program returns 0 (and the memory, so
-        // that its stores are checked: chapter 17).
-        if self.graph.ty(self.ctrl()) == Types::CTRL {
-            let zero = self.constant(0);
-            self.add_return(zero);
-        }
-        scope::pop(&mut self.graph, self.scope);
-        scope::drop_guards(&mut self.graph, self.scope);
+        let main = self.graph.types.main_function();
+        let at = self.lexer.token_start();
+        self.parse_function_body(main, &[(scope::ARG0.to_owned(), Types::INT_BOT)], at)?;
         scope::pop(&mut self.graph, self.scope);
         self.x_scopes.pop();
         // The default values are needed no more.
@@ -262,9 +267,142 @@ impl<'a> Parser<'a> {
         if !self.lexer.is_eof() {
             let at = self.lexer.token_start();
             let tok = self.lexer.any_next_token();
-            return Err(Error::new(format!("Syntax error, unexpected {tok}"), at));
+            return Err(Error::new(format!("Syntax error, unexpected: {tok}"), at));
+        }
+        // A name used and never declared.
+        let mut undefined: Vec<(usize, String)> = self
+            .frefs
+            .iter()
+            .map(|(name, &f)| match self.graph.kind(f) {
+                NodeKind::FRef { at, .. } => (*at as usize, name.clone()),
+                _ => (0, name.clone()),
+            })
+            .collect();
+        undefined.sort();
+        if let Some((at, name)) = undefined.into_iter().next() {
+            return Err(Error::new(format!("Undefined name '{name}'"), at));
         }
         Ok(node::peephole(&mut self.graph, self.stop))
+    }
+
+    /// Chapter 18: the body of a function of type `sig` whose parameters
+    /// are `params`, up to a `}` or the end: a Fun with a Parm for the
+    /// return program counter, the memory and each parameter, the
+    /// statements, and one Return merging every `return` (falling off the
+    /// end returns the last statement's value). Returns the Return.
+    fn parse_function_body(
+        &mut self,
+        sig: TypeId,
+        params: &[(String, TypeId)],
+        at: usize,
+    ) -> Parsed {
+        let g = &mut self.graph;
+        let sc = self.scope;
+        // What the enclosing code had: restored after the body.
+        let outer_ctrl = g.keep(scope::ctrl(g, sc));
+        let outer_min = g.keep(scope::mem(g, sc));
+        let (outer_break, outer_continue) = (self.break_scope.take(), self.continue_scope.take());
+        let fun = node::fun::new(g, sig);
+        let fun = node::peephole(g, fun);
+        if let Some(key) = g.types.single_fidx(sig) {
+            g.functions.insert(key, fun);
+        }
+        let rpc = node::parm::new(g, "$rpc", 0, Types::RPC_BOT, fun);
+        let rpc = node::peephole(g, rpc);
+        g.keep(rpc);
+        scope::set_ctrl(g, sc, fun);
+        let mem = node::parm::new(g, scope::MEM, 1, Types::MEM_BOT, fun);
+        let mem = node::peephole(g, mem);
+        let min = node::scope_min::new(g, Some(mem));
+        g.set_def(sc, 1, Some(min));
+        scope::push_function(g, sc);
+        let base_level = scope::levels(g, sc).len() - 1;
+        for (i, (name, t)) in params.iter().enumerate() {
+            let parm = node::parm::new(&mut self.graph, name, i as u32 + 2, *t, fun);
+            let parm = self.peephole(parm);
+            if !scope::define(&mut self.graph, sc, name, *t, parm) {
+                return Err(Error::new(format!("Redefining name '{name}'"), at));
+            }
+        }
+        let stop_slot = self.graph.n_ins(self.stop);
+        self.graph.add_def(self.stop, None);
+        self.funs.push(FunctionBody {
+            fun,
+            stop_slot,
+            rpc,
+            base_level,
+            returns: Vec::new(),
+        });
+        let last = self.statements()?;
+        if self.graph.ty(self.ctrl()) == Types::CTRL {
+            self.add_return(last);
+        } else {
+            self.discard(last);
+        }
+        scope::pop(&mut self.graph, self.scope);
+        let body = self.funs.pop().expect("pushed above");
+        let ret = self.finish_function(body);
+        // Back to the enclosing code.
+        let g = &mut self.graph;
+        scope::set_ctrl(g, sc, outer_ctrl);
+        g.unkeep(outer_ctrl);
+        let inner_min = scope::mem(g, sc);
+        g.set_def(sc, 1, Some(outer_min));
+        g.unkeep(outer_min);
+        if g.is_unused(inner_min) {
+            g.kill(inner_min);
+        }
+        self.break_scope = outer_break;
+        self.continue_scope = outer_continue;
+        Ok(ret)
+    }
+
+    /// Merges a function's returns into its one Return, added to Stop.
+    fn finish_function(&mut self, body: FunctionBody) -> NodeId {
+        let FunctionBody {
+            fun,
+            rpc,
+            returns,
+            stop_slot,
+            ..
+        } = body;
+        let g = &mut self.graph;
+        let (ctrl, expr, mem) = match returns.len() {
+            0 => {
+                let top = node::new_constant(g, Types::TOP);
+                let top = node::peephole(g, top);
+                (g.xctrl(), top, top)
+            }
+            1 => returns[0],
+            _ => {
+                let ctrls: Vec<NodeId> = returns.iter().map(|r| r.0).collect();
+                let r = node::region_new(g, &ctrls);
+                let values: Vec<NodeId> = returns.iter().map(|r| r.1).collect();
+                let mems: Vec<NodeId> = returns.iter().map(|r| r.2).collect();
+                let m = phi_new(g, scope::MEM, Types::MEM_BOT, r, &mems);
+                let v = phi_new(g, "", Types::BOTTOM, r, &values);
+                let m = node::peephole(g, m);
+                g.keep(m);
+                let v = node::peephole(g, v);
+                g.keep(v);
+                let r = node::peephole(g, r);
+                g.unkeep(m);
+                g.unkeep(v);
+                (r, v, m)
+            }
+        };
+        for &(c, v, m) in &returns {
+            g.unkeep(c);
+            g.unkeep(v);
+            g.unkeep(m);
+        }
+        let ret = return_new(g, ctrl, expr, mem, rpc);
+        g.unkeep(rpc);
+        g.fun_of_return.insert(ret, fun);
+        node::fun::set_ret(g, fun, ret);
+        let ret = node::peephole(g, ret);
+        g.set_def(self.stop, stop_slot, Some(ret));
+        ret
     }
 
     /// Runs `f` one nesting level deeper, growing the stack when needed.
@@ -304,46 +442,84 @@ impl<'a> Parser<'a> {
 
     /// `statement*` up to a `}` or the end; the braces belong to the caller.
     /// A constructor's block (`in_con`) may set final fields.
-    fn parse_block(&mut self, in_con: bool) -> Result<(), Error> {
+    fn parse_block(&mut self, in_con: bool) -> Parsed {
         if in_con {
             scope::push_constructor(&mut self.graph, self.scope);
         } else {
             scope::push(&mut self.graph, self.scope);
         }
-        while !self.lexer.peek_is('}') && !self.lexer.is_eof() {
-            self.parse_statement()?;
-        }
+        let last = self.statements()?;
         scope::pop(&mut self.graph, self.scope);
-        Ok(())
+        Ok(last)
     }
 
-    fn parse_statement(&mut self) -> Result<(), Error> {
+    /// `statement*` up to a `}` or the end. Chapter 18: a block has a value,
+    /// its last statement's (0 if it has none), which a function falling
+    /// off its end returns. The values of the statements before are
+    /// dropped.
+    fn statements(&mut self) -> Parsed {
+        let mut last = self.graph.zero();
+        while !self.lexer.peek_is('}') && !self.lexer.is_eof() {
+            let value = self.parse_statement()?;
+            if let Some(v) = value.filter(|&v| v != last) {
+                self.graph.keep(v);
+                self.forget(last);
+                last = v;
+            }
+        }
+        self.graph.unkeep(last);
+        Ok(last)
+    }
+
+    /// A statement's value that no later statement wants: unkept, and
+    /// dropped if nothing uses it.
+    fn forget(&mut self, value: NodeId) {
+        if value == self.graph.zero() {
+            return;
+        }
+        self.graph.unkeep(value);
+        self.discard(value);
+    }
+
+    /// Kills a value nothing uses (an expression statement's): dead code
+    /// would otherwise hang under control the schedule never reaches.
+    fn discard(&mut self, value: NodeId) {
+        if value != self.graph.zero() && self.graph.is_unused(value) && !self.graph.is_dead(value) {
+            self.graph.kill(value);
+        }
+    }
+
+    /// A statement; its value, if it has one (chapter 18).
+    fn parse_statement(&mut self) -> Result<Option<NodeId>, Error> {
         self.nested(|p| {
             let at = p.lexer.token_start();
+            let zero = Some(p.graph.zero());
             if p.lexer.matchx("return") {
-                p.parse_return()
+                p.parse_return().map(Some)
             } else if p.lexer.matchx("for") {
-                p.parse_for()
-            } else if p.lexer.matches("{") {
-                p.parse_block(false)?;
-                p.require("}")
+                p.parse_for().map(|_| zero)
+            } else if p.lexer.peek_is('{') && !p.is_type_fun() {
+                p.lexer.matches("{");
+                let v = p.parse_block(false)?;
+                p.require("}")?;
+                Ok(Some(v))
             } else if p.lexer.matchx("if") {
-                p.parse_if(at)
+                p.parse_if(at).map(|_| zero)
             } else if p.lexer.matchx("while") {
-                p.parse_while()
+                p.parse_while().map(|_| zero)
             } else if p.lexer.matchx("break") {
-                p.parse_break(at)
+                p.parse_break(at).map(|_| zero)
             } else if p.lexer.matchx("continue") {
-                p.parse_continue(at)
+                p.parse_continue(at).map(|_| zero)
             } else if p.lexer.matchx("struct") {
-                p.parse_struct()
+                p.parse_struct().map(|_| zero)
             } else if p.lexer.matchx("#showGraph") {
                 p.show_graph();
-                p.require(";")
+                p.require(";").map(|_| None)
             } else if p.lexer.matchx(";") {
-                Ok(()) // the empty statement
+                Ok(zero) // the empty statement
             } else {
-                p.parse_declaration_statement()
+                p.parse_declaration_statement().map(Some)
             }
         })
     }
@@ -567,7 +743,8 @@ impl<'a> Parser<'a> {
             self.lexer.set_pos(start);
             if !self.lexer.peek_is(')') {
                 let value = self.parse_asgn()?;
-                self.drop_value(value)?;
+                self.check_dropped(value)?;
+                self.discard(value);
             }
             if self.lexer.token_start() != end {
                 return Err(self.error_syntax("Unexpected code after expression"));
@@ -681,27 +858,40 @@ impl<'a> Parser<'a> {
         self.require(";")
     }
 
-    /// `return expr ;`: adds a Return to Stop and makes control dead.
-    fn parse_return(&mut self) -> Result<(), Error> {
+    /// `return expr ;`: a return from the function being parsed; control
+    /// after it is dead. Its value is the statement's value.
+    fn parse_return(&mut self) -> Parsed {
         let expr = self.parse_asgn()?;
         self.require(";")?;
         self.add_return(expr);
         let dead = self.graph.xctrl();
         self.set_ctrl(dead);
-        Ok(())
+        Ok(expr)
     }
 
-    /// A Return of `expr` at the current control, added to Stop.
+    /// Records a return of `expr` at the current control, with the current
+    /// state of all of memory, for the function's Return.
     fn add_return(&mut self, expr: NodeId) {
-        // The final state of memory goes with the Return: the classes that
-        // stores split off, merged over the whole memory. Inside a loop
-        // a class's state may still be lazy: it is made real here.
+        let memory = self.memory_merge();
+        let ctrl = self.ctrl();
+        let g = &mut self.graph;
+        g.keep(ctrl);
+        g.keep(expr);
+        g.keep(memory);
+        self.funs
+            .last_mut()
+            .expect("inside a function")
+            .returns
+            .push((ctrl, expr, memory));
+    }
+
+    /// The current state of all of memory: the classes that stores split
+    /// off, merged over the default memory (or just the default memory if
+    /// none was). Inside a loop a class's state may still be lazy: it is
+    /// made real here.
+    fn memory_merge(&mut self) -> NodeId {
         let min = scope::mem(&self.graph, self.scope);
-        let mut all = self.graph.in_(min, 1);
-        while matches!(self.graph.kind(all), NodeKind::Scope(_)) {
-            let outer = scope::mem(&self.graph, all);
-            all = self.graph.in_(outer, 1);
-        }
+        let all = node::scope_min::mem(&mut self.graph, min, 1, None);
         let mut slices = Vec::new();
         for alias in 2..self.graph.n_ins(min) {
             if self.graph.input(min, alias).is_some() {
@@ -711,17 +901,11 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        // A program that touches no memory returns none.
-        let memory = if self.graph.n_ins(min) > 2 {
-            let merge = mem_merge_new(&mut self.graph, all, &slices);
-            Some(self.peephole(merge))
-        } else {
-            None
-        };
-        let ctrl = self.ctrl();
-        let ret = return_new(&mut self.graph, ctrl, expr, memory);
-        let ret = self.peephole(ret);
-        self.graph.add_def(self.stop, Some(ret));
+        if slices.is_empty() {
+            return all;
+        }
+        let merge = mem_merge_new(&mut self.graph, all, &slices);
+        self.peephole(merge)
     }
 
     /// `#showGraph;` records the graph as it stands.
@@ -735,17 +919,19 @@ impl<'a> Parser<'a> {
     /// expression evaluated for its effect (`x = 1;`, `v.x++;`). An
     /// expression's value is dropped; a value nobody uses (`p.f;`) is dead
     /// code, and would hang under control the schedule never reaches.
-    fn parse_declaration_statement(&mut self) -> Result<(), Error> {
+    fn parse_declaration_statement(&mut self) -> Parsed {
         let Some(t) = self.parse_type()? else {
             let value = self.parse_asgn()?;
             self.require(";")?;
-            return self.drop_value(value);
+            self.check_dropped(value)?;
+            return Ok(value);
         };
-        self.parse_declarator(t)?;
+        let mut last = self.parse_declarator(t)?;
         while self.lexer.matches(",") {
-            self.parse_declarator(t)?;
+            last = self.parse_declarator(t)?;
         }
-        self.require(";")
+        self.require(";")?;
+        Ok(last)
     }
 
     /// Drops the value of an expression statement. Nothing uses it, so it
@@ -753,12 +939,11 @@ impl<'a> Parser<'a> {
     /// the program's error, as in Simple, whose graph keeps such nodes.
     /// In dead code nothing is checked (chapter 16): a field read there is
     /// `Top`, which arithmetic without peepholes would not fold.
-    fn drop_value(&mut self, value: NodeId) -> Result<(), Error> {
+    fn check_dropped(&mut self, value: NodeId) -> Result<(), Error> {
         if !self.graph.is_unused(value) {
             return Ok(());
         }
         if self.graph.ty(self.ctrl()) == Types::XCTRL {
-            self.graph.kill(value);
             return Ok(());
         }
         let mut work = vec![value];
@@ -775,6 +960,16 @@ impl<'a> Parser<'a> {
                     | NodeKind::Sar
                     | NodeKind::Shr
             ) {
+                // A call's result is `Bot` until its function is known
+                // (chapter 18): only the optimized graph can tell.
+                let unknown = (1..=2).any(|i| {
+                    self.graph
+                        .input(n, i)
+                        .is_some_and(|x| self.graph.ty(x) == Types::BOTTOM)
+                });
+                if unknown {
+                    continue;
+                }
                 if let Some(e) = node::error(&mut self.graph, n) {
                     if first.as_ref().is_none_or(|f| e.offset < f.offset) {
                         first = Some(e);
@@ -790,7 +985,6 @@ impl<'a> Parser<'a> {
                 }
             }
         }
-        self.graph.kill(value);
         first.map_or(Ok(()), Err)
     }
 
@@ -803,7 +997,7 @@ impl<'a> Parser<'a> {
     /// mutable. Numbers and names declared without a value stay mutable.
     /// Without a value a name starts at its type's zero; a pointer that
     /// cannot be null starts unset (`Top`) and must be assigned.
-    fn parse_declarator(&mut self, t: TypeId) -> Result<(), Error> {
+    fn parse_declarator(&mut self, t: TypeId) -> Parsed {
         let infer = t == Types::TOP || t == Types::BOTTOM;
         let bang = self.lexer.matches("!");
         let at = self.lexer.token_start();
@@ -841,10 +1035,25 @@ impl<'a> Parser<'a> {
         if fin {
             t = self.graph.types.make_ro(t);
         }
+        // Chapter 18: a `val` of a constant (a function) is what a name used
+        // before it (a forward reference) stands for.
+        if let Some(fref) = self.frefs.remove(&name) {
+            if !fin || !self.graph.types.is_constant(self.graph.ty(expr)) {
+                return Err(Error::new(format!("Undefined name '{name}'"), at));
+            }
+            self.graph.add_def(fref, Some(expr));
+            self.graph.unkeep(fref);
+            self.graph.work.push(fref);
+        }
+        // The function a `val` or `var` names is named after it.
+        let et = self.graph.ty(expr);
+        if self.graph.types.is_fun_ptr(et) && self.graph.types.is_constant(et) {
+            self.graph.types.set_fun_name(et, &name);
+        }
         if !scope::define_var(&mut self.graph, self.scope, &name, t, fin, expr) {
             return Err(Error::new(format!("Redefining name '{name}'"), at));
         }
-        Ok(())
+        Ok(expr)
     }
 
     /// `name = asgn | expression`: an assignment, which is an expression
@@ -997,6 +1206,9 @@ impl<'a> Parser<'a> {
     /// following name is left for the caller. If no type is next, nothing
     /// is consumed.
     fn parse_type(&mut self) -> Result<Option<TypeId>, Error> {
+        if self.lexer.peek_is('{') {
+            return self.type_fun_ptr();
+        }
         let start = self.lexer.token_start();
         let Some(name) = self.lexer.match_id() else {
             return Ok(None);
@@ -1383,6 +1595,11 @@ impl<'a> Parser<'a> {
                 "#"
             } else if self.lexer.matches("[") {
                 "[]"
+            } else if self.lexer.matches("(") {
+                // Chapter 18: a call.
+                expr = self.function_call(expr, dot)?;
+                self.require(")")?;
+                continue;
             } else {
                 return Ok(expr);
             };
@@ -1655,7 +1872,8 @@ impl<'a> Parser<'a> {
                 }
                 scope::define_var(&mut self.graph, self.scope, &fname, t, fin, value);
             }
-            self.parse_block(true)?;
+            let value = self.parse_block(true)?;
+            self.discard(value);
             self.require("}")?;
             (first..first + count)
                 .map(|i| scope::lookup_slot(&mut self.graph, self.scope, i))
@@ -1763,13 +1981,17 @@ impl<'a> Parser<'a> {
         if self.lexer.matchx("new") {
             return self.parse_new();
         }
+        // Chapter 18: a function literal.
+        if self.lexer.matches("{") {
+            let f = self.parse_function(at)?;
+            self.require("}")?;
+            return Ok(f);
+        }
         // (A keyword is consumed first: Simple names the token after it.)
         let Some(name) = self.lexer.match_id().filter(|n| !is_keyword(n)) else {
             return Err(self.error_syntax("an identifier or expression"));
         };
-        let Some(value) = scope::lookup(&mut self.graph, self.scope, &name) else {
-            return Err(Error::new(format!("Undefined name '{name}'"), at));
-        };
+        let value = self.lookup_id(&name, at)?;
         // Chapter 17: a field a constructor has yet to set is the constant
         // `Bottom` (a value computed in dead code may be typed `Bottom`
         // too, and is no error).
@@ -1830,6 +2052,164 @@ impl<'a> Parser<'a> {
         } else {
             sum
         })
+    }
+
+    /// Chapter 18: the value of name `name`. A name not (yet) bound is a
+    /// forward reference; a name bound outside the function being parsed
+    /// must be a final constant (functions are no closures).
+    fn lookup_id(&mut self, name: &str, at: usize) -> Parsed {
+        let Some(level) = scope::level_of(&self.graph, self.scope, name) else {
+            if let Some(&f) = self.frefs.get(name) {
+                return Ok(f);
+            }
+            let f = node::fref::new(&mut self.graph, name, at);
+            self.graph.keep(f);
+            self.frefs.insert(name.to_owned(), f);
+            return Ok(f);
+        };
+        let value = scope::lookup(&mut self.graph, self.scope, name).expect("bound");
+        let base = self.funs.last().map_or(0, |f| f.base_level);
+        if level < base {
+            let fin = scope::is_final(&self.graph, self.scope, name);
+            let constant = self.graph.types.is_constant(self.graph.ty(value));
+            if !(fin && constant) {
+                return Err(Error::new(
+                    format!(
+                        "Variable '{name}' is out of function scope and must be a final constant"
+                    ),
+                    at,
+                ));
+            }
+        }
+        Ok(value)
+    }
+
+    /// Chapter 18: `{ type id, ... -> body }`, the `{` read at `at`: a
+    /// function with a new function index, whose body is parsed as any
+    /// function's. Its value is the function's constant pointer.
+    fn parse_function(&mut self, at: usize) -> Parsed {
+        let mut params: Vec<(String, TypeId)> = Vec::new();
+        while let Some(t) = self.parse_type()? {
+            let name = self.require_id()?;
+            params.push((name, t));
+            self.lexer.matches(",");
+        }
+        self.require("->")?;
+        let args: Vec<TypeId> = params.iter().map(|p| p.1).collect();
+        let sig = self.graph.types.new_function(&args, Types::BOTTOM);
+        let ret = self.parse_function_body(sig, &params, at)?;
+        let fun = *self
+            .graph
+            .fun_of_return
+            .get(&ret)
+            .expect("a function's Return knows its Fun");
+        let t = node::fun::sig(&self.graph, fun);
+        let c = node::new_constant(&mut self.graph, t);
+        Ok(self.peephole(c))
+    }
+
+    /// Chapter 18: `expr(args)`, the `(` read at `at`: a Call of the
+    /// function pointer `expr` with the whole memory, and its CallEnd,
+    /// whose control, memory and result are what follows.
+    fn function_call(&mut self, expr: NodeId, at: usize) -> Parsed {
+        let t = self.graph.ty(expr);
+        if t == Types::NULL {
+            return Err(Error::new("Calling a null function pointer", at));
+        }
+        let is_fref = matches!(self.graph.kind(expr), NodeKind::FRef { .. });
+        if !is_fref && !self.graph.types.is_fun_ptr(t) {
+            let low = self.graph.types.glb(t);
+            let shown = self.graph.types.str(low);
+            return Err(Error::new(
+                format!("Expected a function but got {shown}"),
+                at,
+            ));
+        }
+        self.graph.keep(expr);
+        let mut args = Vec::new();
+        while !self.lexer.peek_is(')') {
+            let a = self.parse_asgn()?;
+            self.graph.keep(a);
+            args.push(a);
+            if !self.lexer.matches(",") {
+                break;
+            }
+        }
+        let mem = self.memory_merge();
+        let ctrl = self.ctrl();
+        for &a in &args {
+            self.graph.unkeep(a);
+        }
+        self.graph.unkeep(expr);
+        let g = &mut self.graph;
+        let call = node::call::new(g, ctrl, mem, &args, expr, at);
+        let call = node::peephole(g, call);
+        let cend = node::call_end::new(g, call);
+        let cend = node::peephole(g, cend);
+        // Linking waits for the CallEnd: the call is visited again.
+        g.work.push(call);
+        let c = cproj_new(g, cend, 0, scope::CTRL);
+        let c = node::peephole(g, c);
+        let m = proj_new(g, cend, 1, scope::MEM);
+        let m = node::peephole(g, m);
+        let v = proj_new(g, cend, 2, "");
+        let v = node::peephole(g, v);
+        self.set_ctrl(c);
+        // After the call all of memory is what it hands back.
+        let g = &mut self.graph;
+        let old = scope::mem(g, self.scope);
+        let min = node::scope_min::new(g, Some(m));
+        g.set_def(self.scope, 1, Some(min));
+        if g.is_unused(old) {
+            g.kill(old);
+        }
+        Ok(v)
+    }
+
+    /// Chapter 18: a function type is next (`{int -> int}`), which makes a
+    /// `{` a declaration, not a block. Nothing is read.
+    fn is_type_fun(&mut self) -> bool {
+        let old = self.lexer.pos();
+        let found = matches!(self.type_fun_ptr(), Ok(Some(_)));
+        self.lexer.set_pos(old);
+        found
+    }
+
+    /// Chapter 18: `{ args -> ret }` or `{ ret }` (no arguments), then `?`
+    /// if it may be null; `None` (nothing read) if no function type is
+    /// next.
+    fn type_fun_ptr(&mut self) -> Result<Option<TypeId>, Error> {
+        let old = self.lexer.pos();
+        if !self.lexer.matches("{") {
+            return Ok(None);
+        }
+        let Some(t0) = self.parse_type()? else {
+            self.lexer.set_pos(old);
+            return Ok(None);
+        };
+        let nil = |p: &mut Self| if p.lexer.matches("?") { 3 } else { 2 };
+        if self.lexer.matches("}") {
+            let n = nil(self);
+            return Ok(Some(self.graph.types.fun_ptr(Types::NO_ARGS, t0, -1, n)));
+        }
+        let mut args = vec![t0];
+        loop {
+            if self.lexer.matches("->") {
+                let ret = self.parse_type()?;
+                let Some(ret) = ret.filter(|_| self.lexer.matches("}")) else {
+                    self.lexer.set_pos(old);
+                    return Ok(None);
+                };
+                let n = nil(self);
+                let sig = self.graph.types.tuple(&args);
+                return Ok(Some(self.graph.types.fun_ptr(sig, ret, -1, n)));
+            }
+            let Some(t) = self.parse_type()? else {
+                self.lexer.set_pos(old);
+                return Ok(None);
+            };
+            args.push(t);
+        }
     }
 
     /// A name bound to a variable, if one is next; else nothing is read.

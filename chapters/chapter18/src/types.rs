@@ -103,6 +103,21 @@ pub enum Type {
     /// of the lattice: a final field is the lower (the meet of final and
     /// not is final), the dual flips it.
     Field { name: String, ty: TypeId, fin: bool },
+    /// Chapter 18: a pointer to a function. `sig` is the tuple of argument
+    /// types, `ret` the return type, `fidxs` the set of functions it may
+    /// point to (bit `i` for function `i` of this signature; `-1` any
+    /// function; a negative set is "these and all the rest"). `nil` is
+    /// Simple's four-way nullness: 0 a high choice that may be null, 1 high
+    /// and not null, 2 low and not null, 3 low and perhaps null.
+    FunPtr {
+        sig: TypeId,
+        ret: TypeId,
+        fidxs: i64,
+        nil: u8,
+    },
+    /// Chapter 18: a set of return program counters (the CallEnds a
+    /// function may return to); `any` complements the set.
+    Rpc { rpcs: Box<[u32]>, any: bool },
 }
 
 /// Which memory a [`Type::Mem`] stands for.
@@ -286,6 +301,12 @@ pub const PRIMITIVE_TYPES: [(&str, TypeId); 14] = [
 pub struct Types {
     list: Vec<Type>,
     ids: FxHashMap<Type, TypeId>,
+    /// Chapter 18: the next function index of each signature.
+    next_fidx: FxHashMap<TypeId, u32>,
+    /// Chapter 18: the name a function was declared with, by signature and
+    /// function index. It is for printing only (the last declaration of a
+    /// function value names it), so it is kept beside the interned types.
+    fun_names: FxHashMap<(TypeId, u32), String>,
 }
 
 impl Types {
@@ -332,11 +353,22 @@ impl Types {
     /// `~f32` and `f32`.
     pub const F32_TOP: TypeId = TypeId(29);
     pub const F32_BOT: TypeId = TypeId(30);
+    /// Chapter 18: every return program counter, `$[ALL]`.
+    pub const RPC_BOT: TypeId = TypeId(31);
+    /// Chapter 18: `main`'s signature, one `int`.
+    pub const MAIN_SIG: TypeId = TypeId(32);
+    /// Chapter 18: the empty tuple, the signature of a function without
+    /// arguments (Simple's `TypeTuple.BOT`, printed `[BOT]`).
+    pub const NO_ARGS: TypeId = TypeId(33);
+    /// Chapter 18: any function pointer or null, `{ -> Bot #ALL}?`.
+    pub const FUN_BOT: TypeId = TypeId(34);
 
     pub fn new() -> Self {
         let mut types = Types {
             list: Vec::new(),
             ids: FxHashMap::default(),
+            next_fidx: FxHashMap::default(),
+            fun_names: FxHashMap::default(),
         };
         let fixed = [
             (Type::Bottom, Self::BOTTOM),
@@ -376,6 +408,24 @@ impl Types {
             (Self::range(0, u32::MAX.into()), Self::U32),
             (Type::Flt(Flt::Top32), Self::F32_TOP),
             (Type::Flt(Flt::Bot32), Self::F32_BOT),
+            (
+                Type::Rpc {
+                    rpcs: [].into(),
+                    any: true,
+                },
+                Self::RPC_BOT,
+            ),
+            (Type::Tuple([Self::INT_BOT].into()), Self::MAIN_SIG),
+            (Type::Tuple([].into()), Self::NO_ARGS),
+            (
+                Type::FunPtr {
+                    sig: Self::NO_ARGS,
+                    ret: Self::BOTTOM,
+                    fidxs: -1,
+                    nil: 3,
+                },
+                Self::FUN_BOT,
+            ),
         ];
         for (ty, id) in fixed {
             let got = types.intern(ty);
@@ -666,7 +716,7 @@ impl Types {
         match self.get(id) {
             Type::Int(_) => Some(Self::INT_ZERO),
             Type::Flt(_) => Some(Self::FLT_ZERO),
-            Type::MemPtr { .. } => Some(Self::NULL),
+            Type::MemPtr { .. } | Type::FunPtr { .. } => Some(Self::NULL),
             _ => None,
         }
     }
@@ -682,6 +732,8 @@ impl Types {
             Type::Int(i) if i.max == 0 => self.int_range(i.min, -1),
             Type::Int(_) => id,
             Type::MemPtr { .. } => Self::VOID_PTR,
+            // Chapter 18: a function pointer tested true is not null.
+            Type::FunPtr { nil, .. } if nil >= 2 => self.fun_with_nil(id, 2),
             _ => self.glb(id),
         }
     }
@@ -789,6 +841,9 @@ impl Types {
                 let ty = self.glb(ty);
                 self.field_of(&name, ty, fin)
             }
+            // Chapter 18: any function of the signature, or null.
+            Type::FunPtr { sig, ret, .. } => self.fun_ptr(sig, ret, -1, 3),
+            Type::Rpc { .. } => Self::RPC_BOT,
         }
     }
 
@@ -960,6 +1015,11 @@ impl Types {
             Type::Flt(f) => matches!(f, Flt::Con(_)),
             // Chapter 16: `null` is a constant.
             Type::MemPtr { .. } => id == Self::NULL,
+            // Chapter 18: a pointer to exactly one function.
+            &Type::FunPtr { fidxs, nil, .. } => {
+                (nil == 2 && fidxs.count_ones() == 1) || (nil == 3 && fidxs == 0)
+            }
+            Type::Rpc { rpcs, any } => !any && rpcs.len() == 1,
             _ => false,
         }
     }
@@ -972,6 +1032,7 @@ impl Types {
             Type::Top | Type::XCtrl => true,
             Type::Int(i) => i.is_high(),
             Type::Flt(f) => matches!(f, Flt::Top | Flt::Top32),
+            &Type::FunPtr { fidxs, nil, .. } => nil <= 1 || (nil == 2 && fidxs == 0),
             _ => id == Self::PTR_TOP,
         }
     }
@@ -986,6 +1047,7 @@ impl Types {
             Type::Flt(f) => matches!(f, Flt::Top | Flt::Top32 | Flt::Con(_)),
             // Chapter 16: so are `null` and the top pointer.
             Type::MemPtr { .. } => matches!(id, Self::NULL | Self::PTR_TOP),
+            Type::FunPtr { .. } | Type::Rpc { .. } => self.is_high(id) || self.is_constant(id),
             _ => false,
         }
     }
@@ -1029,6 +1091,16 @@ impl Types {
                 let ty = self.dual(ty);
                 self.field_of(&name, ty, !fin)
             }
+            Type::FunPtr {
+                sig,
+                ret,
+                fidxs,
+                nil,
+            } => {
+                let (sig, ret) = (self.dual(sig), self.dual(ret));
+                self.fun_ptr(sig, ret, !fidxs, 3 - nil)
+            }
+            Type::Rpc { rpcs, any } => self.intern(Type::Rpc { rpcs, any: !any }),
         }
     }
 
@@ -1135,6 +1207,44 @@ impl Types {
                 let ty = self.meet(x, y);
                 self.field_of(&name, ty, fin)
             }
+            (
+                &Type::FunPtr {
+                    sig: xs,
+                    ret: xr,
+                    fidxs: xf,
+                    nil: xn,
+                },
+                &Type::FunPtr {
+                    sig: ys,
+                    ret: yr,
+                    fidxs: yf,
+                    nil: yn,
+                },
+            ) => {
+                let (sig, ret) = (self.meet(xs, ys), self.meet(xr, yr));
+                self.fun_ptr(sig, ret, xf | yf, xn.max(yn))
+            }
+            // Chapter 18: null meets a function pointer as Simple's nil
+            // does: the pointer, perhaps null; the top pointer is above
+            // every pointer.
+            (
+                &Type::FunPtr {
+                    sig, ret, fidxs, ..
+                },
+                _,
+            ) if b == Self::NULL => self.fun_ptr(sig, ret, fidxs, 3),
+            (
+                _,
+                &Type::FunPtr {
+                    sig, ret, fidxs, ..
+                },
+            ) if a == Self::NULL => self.fun_ptr(sig, ret, fidxs, 3),
+            (Type::FunPtr { .. }, _) if b == Self::PTR_TOP => a,
+            (_, Type::FunPtr { .. }) if a == Self::PTR_TOP => b,
+            (Type::Rpc { rpcs: x, any: xa }, Type::Rpc { rpcs: y, any: ya }) => {
+                let (x, y, xa, ya) = (x.clone(), y.clone(), *xa, *ya);
+                self.rpc_meet(&x, xa, &y, ya)
+            }
             // Unrelated kinds of type (tuples included) meet at bottom.
             _ => Self::BOTTOM,
         }
@@ -1209,7 +1319,194 @@ impl Types {
                 out.push_str(" :");
                 self.print(*ty, out);
             }
+            Type::FunPtr { .. } => self.print_fun_ptr(id, out),
+            Type::Rpc { rpcs, any } => {
+                out.push_str("$[");
+                match rpcs.len() {
+                    0 => out.push_str(if *any { "ALL" } else { "" }),
+                    1 => {
+                        let _ = write!(out, "{}{}", if *any { "-" } else { "" }, rpcs[0]);
+                    }
+                    _ => {
+                        let shown: Vec<String> = rpcs.iter().map(u32::to_string).collect();
+                        let _ =
+                            write!(out, "{}[{}]", if *any { "-" } else { "" }, shown.join(", "));
+                    }
+                }
+                out.push(']');
+            }
         }
+    }
+
+    /// Chapter 18: `{ int flt -> int #1}`, or `{ sq}` for a single named
+    /// function; `~` before a high one, `?` after one that may be null.
+    fn print_fun_ptr(&self, id: TypeId, out: &mut String) {
+        let &Type::FunPtr {
+            sig,
+            ret,
+            fidxs,
+            nil,
+        } = self.get(id)
+        else {
+            return;
+        };
+        let high = self.is_high(id);
+        if high {
+            out.push('~');
+        }
+        out.push_str("{ ");
+        if let Some(name) = self.fun_name(id) {
+            out.push_str(name);
+        } else {
+            for &arg in self.tuple_elems(sig) {
+                self.print(arg, out);
+                out.push(' ');
+            }
+            out.push_str("-> ");
+            self.print(ret, out);
+            out.push_str(" #");
+            if high {
+                out.push('~');
+            }
+            let fs = if high { !fidxs } else { fidxs };
+            if fs == -1 {
+                out.push_str("ALL");
+            } else if fs.count_ones() == 1 {
+                let _ = write!(out, "{}", fs.trailing_zeros());
+            } else if fs != 0 {
+                let _ = write!(out, "b{:b}", fs);
+            }
+        }
+        out.push('}');
+        if nil == 0 || nil == 3 {
+            out.push('?');
+        }
+    }
+
+    /// The elements of a tuple type (none for any other type).
+    pub fn tuple_elems(&self, id: TypeId) -> &[TypeId] {
+        match self.get(id) {
+            Type::Tuple(elems) => elems,
+            _ => &[],
+        }
+    }
+
+    /// Chapter 18: a function pointer type.
+    pub fn fun_ptr(&mut self, sig: TypeId, ret: TypeId, fidxs: i64, nil: u8) -> TypeId {
+        self.intern(Type::FunPtr {
+            sig,
+            ret,
+            fidxs,
+            nil,
+        })
+    }
+
+    /// Chapter 18: the type of a new function of signature `args -> ret`:
+    /// not null, with the next function index of that signature.
+    pub fn new_function(&mut self, args: &[TypeId], ret: TypeId) -> TypeId {
+        let sig = self.tuple(args);
+        // `main` is function 0 of its signature.
+        let first = u32::from(sig == Self::MAIN_SIG);
+        let next = self.next_fidx.entry(sig).or_insert(first);
+        let fidx = *next;
+        *next += 1;
+        self.fun_ptr(sig, ret, 1i64 << fidx.min(63), 2)
+    }
+
+    /// Chapter 18: `main`'s type, `{ int -> Bot #0}`, named `main`.
+    pub fn main_function(&mut self) -> TypeId {
+        let t = self.fun_ptr(Self::MAIN_SIG, Self::BOTTOM, 1, 2);
+        self.set_fun_name(t, "main");
+        t
+    }
+
+    /// The one function a function pointer type names: its signature and
+    /// index, if its set has exactly one member.
+    pub fn single_fidx(&self, id: TypeId) -> Option<(TypeId, u32)> {
+        match *self.get(id) {
+            Type::FunPtr { sig, fidxs, .. } if fidxs > 0 && fidxs.count_ones() == 1 => {
+                Some((sig, fidxs.trailing_zeros()))
+            }
+            _ => None,
+        }
+    }
+
+    /// Names the function a single-function pointer type points to (the
+    /// last name given wins, as in Simple).
+    pub fn set_fun_name(&mut self, id: TypeId, name: &str) {
+        if let Some(key) = self.single_fidx(id) {
+            self.fun_names.insert(key, name.to_owned());
+        }
+    }
+
+    /// The name of the function a single-function pointer type points to.
+    pub fn fun_name(&self, id: TypeId) -> Option<&str> {
+        self.single_fidx(id)
+            .and_then(|key| self.fun_names.get(&key))
+            .map(String::as_str)
+    }
+
+    /// Parts of a function pointer type: (signature, return, fidxs, nil).
+    pub fn fun_parts(&self, id: TypeId) -> Option<(TypeId, TypeId, i64, u8)> {
+        match *self.get(id) {
+            Type::FunPtr {
+                sig,
+                ret,
+                fidxs,
+                nil,
+            } => Some((sig, ret, fidxs, nil)),
+            _ => None,
+        }
+    }
+
+    pub fn is_fun_ptr(&self, id: TypeId) -> bool {
+        matches!(self.get(id), Type::FunPtr { .. })
+    }
+
+    /// The same function pointer type with another nullness.
+    pub fn fun_with_nil(&mut self, id: TypeId, nil: u8) -> TypeId {
+        match self.fun_parts(id) {
+            Some((sig, ret, fidxs, _)) => self.fun_ptr(sig, ret, fidxs, nil),
+            None => id,
+        }
+    }
+
+    /// The same function pointer type with another return type.
+    pub fn fun_with_ret(&mut self, id: TypeId, ret: TypeId) -> TypeId {
+        match self.fun_parts(id) {
+            Some((sig, _, fidxs, nil)) => self.fun_ptr(sig, ret, fidxs, nil),
+            None => id,
+        }
+    }
+
+    /// Chapter 18: the return program counter of one call site.
+    pub fn rpc(&mut self, call_end: u32) -> TypeId {
+        self.intern(Type::Rpc {
+            rpcs: [call_end].into(),
+            any: false,
+        })
+    }
+
+    /// The meet of two sets of return program counters (`any` sets are
+    /// complements).
+    fn rpc_meet(&mut self, x: &[u32], xa: bool, y: &[u32], ya: bool) -> TypeId {
+        let (rpcs, any): (Vec<u32>, bool) = match (xa, ya) {
+            _ if x == y && xa != ya => (Vec::new(), true),
+            // Both complements: the complement of what both leave out.
+            (true, true) => (x.iter().copied().filter(|r| y.contains(r)).collect(), true),
+            (false, false) => {
+                let mut u: Vec<u32> = x.iter().chain(y).copied().collect();
+                u.sort_unstable();
+                u.dedup();
+                (u, false)
+            }
+            (true, false) => (x.iter().copied().filter(|r| !y.contains(r)).collect(), true),
+            (false, true) => (y.iter().copied().filter(|r| !x.contains(r)).collect(), true),
+        };
+        self.intern(Type::Rpc {
+            rpcs: rpcs.into(),
+            any,
+        })
     }
 
     pub fn to_string(&self, id: TypeId) -> String {

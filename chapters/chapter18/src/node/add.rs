@@ -154,6 +154,7 @@ pub(crate) fn phi_con(g: &mut Graph, op: NodeId, rotate: bool) -> Option<NodeId>
         NodeKind::Phi {
             label: label.into(),
             declared,
+            parm: None,
         },
         inputs,
     );

@@ -42,6 +42,14 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
             Types::IF_TRUE
         };
     }
+    // Chapter 18: a function pointer that cannot be null is true.
+    if let Some((_, _, _, nil)) = g.types.fun_parts(t) {
+        return if nil == 2 {
+            Types::IF_TRUE
+        } else {
+            Types::IF_BOTH
+        };
+    }
     match g.types.int_value(t) {
         Some(0) => Types::IF_FALSE,
         Some(_) => Types::IF_TRUE,

@@ -14,10 +14,14 @@ mod add;
 mod add_f;
 mod bitwise;
 mod bool_op;
+pub mod call;
+pub mod call_end;
 mod cast;
 mod constant;
 mod div;
 mod div_f;
+pub mod fref;
+pub mod fun;
 mod if_;
 mod load;
 mod loop_;
@@ -28,6 +32,7 @@ mod mul;
 mod mul_f;
 mod new;
 mod not;
+pub mod parm;
 mod phi;
 mod proj;
 mod read_only;
@@ -59,6 +64,7 @@ pub use new::{
 pub use phi::new as phi_new;
 pub use proj::{new as proj_new, new_cproj as cproj_new};
 pub use read_only::new as read_only_new;
+pub use region::new as region_new;
 pub use return_::new as return_new;
 pub use round_f32::new as round_f32_new;
 pub use scope::ScopeNames;
@@ -152,6 +158,38 @@ pub enum NodeKind {
     Phi {
         label: Box<str>,
         declared: TypeId,
+        /// Chapter 18: `Some(i)` for a Parm, parameter `i` of the Fun that
+        /// is its region (0 the return program counter, 1 the memory, 2..
+        /// the arguments); see [`parm`].
+        parm: Option<u32>,
+    },
+    /// Chapter 18: the entry of a function, a Region over its callers.
+    /// Input 1 is Start while callers may be unknown (always, unless the
+    /// function is inlined), inputs 2.. the Calls linked to it. `sig` is
+    /// its constant function pointer type, whose return type improves as
+    /// the function's Return does; `ret` is its Return ([`fun`]).
+    Fun {
+        sig: TypeId,
+        ret: Option<NodeId>,
+        folding: bool,
+    },
+    /// Chapter 18: a call: inputs control, memory, the arguments, and last
+    /// the function pointer ([`call`]).
+    Call {
+        at: u32,
+    },
+    /// Chapter 18: where a call comes back: input 0 is the Call, inputs
+    /// 1.. the Returns of the functions linked to it. Its tuple is control,
+    /// all of memory, and the result ([`call_end`]).
+    CallEnd {
+        folding: bool,
+    },
+    /// Chapter 18: a name used before its `val` declares it (a forward
+    /// reference to a function): a constant of type Bottom until the
+    /// declaration gives it input 1 ([`fref`]).
+    FRef {
+        name: Box<str>,
+        at: u32,
     },
     /// Allocates a struct or an array with its initial values (chapter 15:
     /// a multi-node). `in(0)` is the control that anchors it, `in(1)` the
@@ -221,7 +259,10 @@ impl NodeKind {
 
     /// A merge point of control: a Region or a Loop.
     pub fn is_region(&self) -> bool {
-        matches!(self, NodeKind::Region | NodeKind::Loop)
+        matches!(
+            self,
+            NodeKind::Region | NodeKind::Loop | NodeKind::Fun { .. }
+        )
     }
 
     /// A control node: the ones drawn as yellow boxes.
@@ -237,6 +278,9 @@ impl NodeKind {
                 | NodeKind::XCtrl
                 | NodeKind::Region
                 | NodeKind::Loop
+                | NodeKind::Fun { .. }
+                | NodeKind::Call { .. }
+                | NodeKind::CallEnd { .. }
         )
     }
 
@@ -292,7 +336,12 @@ pub fn label(g: &Graph, n: NodeId) -> String {
         NodeKind::Never => "Never".into(),
         NodeKind::Region => "Region".into(),
         NodeKind::Loop => "Loop".into(),
+        NodeKind::Phi { parm: Some(_), .. } => parm::label(g, n),
         NodeKind::Phi { label, .. } => format!("Phi_{label}"),
+        NodeKind::Fun { .. } => fun::label(g, n),
+        NodeKind::Call { .. } => "Call".into(),
+        NodeKind::CallEnd { .. } => "CallEnd".into(),
+        NodeKind::FRef { name, .. } => format!("FRef_{name}"),
         NodeKind::Scope(_) => "Scope".into(),
         NodeKind::ScopeMin => "MEM".into(),
         NodeKind::New { .. } => "new".into(),
@@ -372,7 +421,11 @@ pub fn is_mem(g: &Graph, n: NodeId) -> bool {
 pub fn is_multi(g: &Graph, n: NodeId) -> bool {
     matches!(
         g.kind(n),
-        NodeKind::Start { .. } | NodeKind::If | NodeKind::Never | NodeKind::New { .. }
+        NodeKind::Start { .. }
+            | NodeKind::If
+            | NodeKind::Never
+            | NodeKind::New { .. }
+            | NodeKind::CallEnd { .. }
     )
 }
 
@@ -441,6 +494,10 @@ pub(crate) fn compute(g: &mut Graph, n: NodeId) -> TypeId {
         NodeKind::Cast { ty } => cast::compute(g, n, *ty),
         NodeKind::MemMerge => Types::MEM_BOT,
         NodeKind::Struct { obj } => *obj,
+        NodeKind::Fun { .. } => fun::compute(g, n),
+        NodeKind::Call { .. } => call::compute(g, n),
+        NodeKind::CallEnd { .. } => call_end::compute(g, n),
+        NodeKind::FRef { .. } => Types::BOTTOM,
     }
 }
 
@@ -472,7 +529,13 @@ fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         NodeKind::CProj { idx, .. } => proj::idealize(g, n, *idx),
         NodeKind::Region => region::idealize(g, n),
         NodeKind::Loop => loop_::idealize(g, n),
+        NodeKind::Phi { parm: Some(_), .. } => parm::idealize(g, n),
         NodeKind::Phi { .. } => phi::idealize(g, n),
+        NodeKind::Fun { .. } => fun::idealize(g, n),
+        NodeKind::Call { .. } => call::idealize(g, n),
+        NodeKind::CallEnd { .. } => call_end::idealize(g, n),
+        NodeKind::FRef { .. } => fref::idealize(g, n),
+        NodeKind::Proj { idx, .. } => proj::idealize_data(g, n, *idx),
         NodeKind::Minus => minus::idealize(g, n),
         NodeKind::Sub => sub::idealize(g, n),
         NodeKind::Load { .. } => load::idealize(g, n),
@@ -512,7 +575,18 @@ pub fn peephole_opt(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     let ty = compute(g, n);
     let old = set_type(g, n, ty);
 
-    let constant = matches!(g.kind(n), NodeKind::Constant(_) | NodeKind::XCtrl);
+    // Chapter 18: nor is a cast (it keeps its control), nor a call's
+    // pieces (a call of a constant still calls).
+    let constant = matches!(
+        g.kind(n),
+        NodeKind::Constant(_)
+            | NodeKind::XCtrl
+            | NodeKind::FRef { .. }
+            | NodeKind::Cast { .. }
+            | NodeKind::Call { .. }
+            | NodeKind::CallEnd { .. }
+            | NodeKind::Fun { .. }
+    );
     if !constant && g.types.is_high_or_const(ty) {
         // Dead control is the one XCtrl node (value numbering finds it).
         let con = if ty == Types::XCTRL {
@@ -583,10 +657,16 @@ pub(crate) fn gvn_eligible(g: &Graph, n: NodeId) -> bool {
         // a store); they must stay apart, or the new merge's phis would
         // hang off the bypassed one.
         NodeKind::Region | NodeKind::Loop => false,
+        NodeKind::Phi { parm: Some(_), .. } => false,
         NodeKind::Phi { .. } => g.input(n, g.n_ins(n) - 1).is_some(),
         NodeKind::Scope(_) | NodeKind::ScopeMin => false,
         // Every allocation is a different object.
         NodeKind::New { .. } => false,
+        // Chapter 18: every function, call and forward reference is its own.
+        NodeKind::Fun { .. }
+        | NodeKind::Call { .. }
+        | NodeKind::CallEnd { .. }
+        | NodeKind::FRef { .. } => false,
         _ => true,
     }
 }
@@ -621,6 +701,9 @@ pub fn error(g: &mut Graph, n: NodeId) -> Option<crate::Error> {
         | NodeKind::Shr => not_int_operand(g, n),
         NodeKind::Load { .. } => null_access(g, n),
         NodeKind::Store { .. } => null_access(g, n).or_else(|| store::error(g, n)),
+        NodeKind::Call { .. } => call::error(g, n),
+        NodeKind::FRef { .. } => fref::error(g, n),
+        NodeKind::Phi { parm: None, .. } => phi::error(g, n),
         _ => None,
     }
 }
@@ -812,6 +895,10 @@ pub fn widen(g: &mut Graph, n: NodeId) -> NodeId {
 /// An Add or Mul with an operand that is not an integer, once the program
 /// is optimized: `Cannot 'Add' null`. (Simple checks only these two.)
 fn not_int_operand(g: &Graph, n: NodeId) -> Option<crate::Error> {
+    // Chapter 18: an operand not known yet (high) is no error.
+    if (1..=2).any(|i| g.types.is_high(g.ty(g.in_(n, i)))) {
+        return None;
+    }
     let bad = (1..=2)
         .map(|i| g.ty(g.in_(n, i)))
         .find(|&t| !g.types.is_int(t))?;
@@ -836,6 +923,8 @@ pub(crate) fn idepth(g: &mut Graph, n: NodeId) -> u32 {
     }
     let depth = match g.kind(n) {
         NodeKind::Start { .. } => return 0,
+        // Chapter 18: a function hangs off Start.
+        NodeKind::Fun { .. } => 1,
         NodeKind::Loop => idepth(g, g.in_(n, 1)) + 1,
         // One below the deepest path (for Stop, the deepest return).
         NodeKind::Region | NodeKind::Stop => {
@@ -861,6 +950,8 @@ pub(crate) fn idom(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     match g.kind(n) {
         NodeKind::Start { .. } | NodeKind::Stop => None,
         NodeKind::Region => region::idom(g, n),
+        // Chapter 18: a function is entered from Start (its unknown callers).
+        NodeKind::Fun { .. } => g.input(n, 1),
         NodeKind::Loop => Some(loop_::entry(g, n)),
         _ => g.input(n, 0),
     }
@@ -960,6 +1051,12 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
             NodeKind::Minus => print_unary(g, n, "-", out),
             NodeKind::Not => print_unary(g, n, "!", out),
             NodeKind::If => if_::print(g, n, out),
+            // Chapter 18: a call's result prints as the call.
+            NodeKind::Proj { idx: 2, .. }
+                if matches!(g.kind(g.in_(n, 0)), NodeKind::CallEnd { .. }) =>
+            {
+                print(g, g.in_(g.in_(n, 0), 0), out)
+            }
             NodeKind::Proj { idx, .. } if new_proj(g, n) => {
                 out.push_str(&new_proj_label(g, n, *idx))
             }
@@ -970,7 +1067,15 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
             // printed program does not change when node numbering does.
             NodeKind::Region => out.push_str("Region"),
             NodeKind::Loop => out.push_str("Loop"),
+            NodeKind::Phi { parm: Some(_), .. } => parm::print(g, n, out),
             NodeKind::Phi { .. } => phi::print(g, n, out),
+            NodeKind::Fun { .. } => out.push_str(&fun::label(g, n)),
+            NodeKind::Call { .. } => call::print(g, n, out),
+            NodeKind::CallEnd { .. } => out.push_str("CallEnd"),
+            NodeKind::FRef { name, .. } => {
+                out.push_str("FRef_");
+                out.push_str(name);
+            }
             NodeKind::Scope(_) => scope::print(g, n, out),
             NodeKind::ScopeMin => scope_min::print(g, n, out),
             NodeKind::New { ptr, .. } => {

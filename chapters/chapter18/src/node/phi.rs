@@ -27,6 +27,7 @@ pub fn new(
     let kind = NodeKind::Phi {
         label: label.into(),
         declared,
+        parm: None,
     };
     g.add_node(kind, inputs)
 }
@@ -151,6 +152,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
             NodeKind::Phi {
                 label: label.clone(),
                 declared: lhs_type,
+                parm: None,
             },
             lhss,
         );
@@ -161,6 +163,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
             NodeKind::Phi {
                 label,
                 declared: rhs_type,
+                parm: None,
             },
             rhss,
         );
@@ -312,4 +315,42 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
         }
     }
     out.push(')');
+}
+
+/// Chapter 18: a phi that merges kinds of value that have nothing in
+/// common (an int and a reference, say) has type Bottom; that is an error
+/// where the phi merges the values of `?:` or of a function's returns.
+pub fn error(g: &Graph, n: NodeId) -> Option<crate::Error> {
+    if g.ty(n) != Types::BOTTOM || g.types.is_mem(declared(g, n)) {
+        return None;
+    }
+    let inputs: Vec<TypeId> = (1..g.n_ins(n))
+        .filter_map(|i| g.input(n, i))
+        .map(|x| g.ty(x))
+        .collect();
+    if inputs.contains(&Types::BOTTOM) {
+        return None;
+    }
+    Some(crate::Error::new(mix_error(&g.types, &inputs), usize::MAX))
+}
+
+/// `No common type amongst int and reference`, naming the kinds met.
+pub fn mix_error(types: &crate::types::Types, seen: &[TypeId]) -> String {
+    let int = seen.iter().any(|&t| types.is_int(t));
+    let flt = seen.iter().any(|&t| types.is_flt(t));
+    let ptr = seen.iter().any(|&t| types.is_ptr(t) || t == Types::NULL);
+    if !(int || flt || ptr) {
+        return "No defined return type".into();
+    }
+    let mut kinds = Vec::new();
+    if int {
+        kinds.push("int");
+    }
+    if flt {
+        kinds.push("f64");
+    }
+    if ptr {
+        kinds.push("reference");
+    }
+    format!("No common type amongst {}", kinds.join(" and "))
 }

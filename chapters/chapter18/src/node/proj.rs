@@ -27,6 +27,10 @@ pub fn compute(g: &mut Graph, n: NodeId, idx: usize) -> TypeId {
 /// If's own control. An If on `!x` is an If on `x` with the arms swapped.
 pub fn idealize(g: &mut Graph, n: NodeId, idx: usize) -> Option<NodeId> {
     let multi = g.in_(n, 0);
+    // Chapter 18: a call being inlined hands back the Return's pieces.
+    if matches!(g.kind(multi), NodeKind::CallEnd { .. }) {
+        return super::call_end::pcopy(g, multi, idx);
+    }
     if !matches!(g.kind(multi), NodeKind::If) || idx > 1 {
         return None;
     }
@@ -42,6 +46,16 @@ pub fn idealize(g: &mut Graph, n: NodeId, idx: usize) -> Option<NodeId> {
         let flipped = super::peephole(g, flipped);
         let label = if idx == 0 { "False" } else { "True" };
         return Some(new_cproj(g, flipped, 1 - idx, label));
+    }
+    None
+}
+
+/// Chapter 18: a data projection of a call being inlined is the Return's
+/// memory or value.
+pub fn idealize_data(g: &mut Graph, n: NodeId, idx: usize) -> Option<NodeId> {
+    let multi = g.in_(n, 0);
+    if matches!(g.kind(multi), NodeKind::CallEnd { .. }) {
+        return super::call_end::pcopy(g, multi, idx);
     }
     None
 }

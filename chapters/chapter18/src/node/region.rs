@@ -22,6 +22,10 @@ pub fn new(g: &mut Graph, paths: &[NodeId]) -> NodeId {
 
 /// True while a path is still unknown (a loop whose body is being parsed).
 pub fn in_progress(g: &Graph, n: NodeId) -> bool {
+    // Chapter 18: a function is, while its callers may be unknown.
+    if matches!(g.kind(n), NodeKind::Fun { .. }) {
+        return super::fun::unknown_callers(g, n);
+    }
     g.input(n, g.n_ins(n) - 1).is_none()
 }
 

@@ -1,29 +1,79 @@
-//! Return: hands `in(1)` back to the caller under control `in(0)`.
+//! Return: a function's one exit (chapter 18: one per function).
 //!
-//! Input 2, once the program has structs, is the final state of all of
-//! memory (a MemMerge of the slices that stores split off), so that stores
-//! the caller could observe stay alive.
+//! Inputs are control, the value returned, the final state of all of
+//! memory, and the return program counter (the function's `$rpc` Parm).
+//! A function with several `return`s has a Region merging their control
+//! and Phis merging their values and memories, so that each function has
+//! exactly one Return, and Stop one input per function.
+//!
+//! As the returned value's type improves, so does the function's type:
+//! its return type is the value's (the signature is refined).
 
-use super::{print as print_node, NodeKind, Printer};
+use super::{fun, print as print_node, NodeKind, Printer};
 use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
 
-pub fn new(g: &mut Graph, ctrl: NodeId, expr: NodeId, memory: Option<NodeId>) -> NodeId {
-    let mut inputs = vec![Some(ctrl), Some(expr)];
-    inputs.extend(memory.map(Some));
-    g.add_node(NodeKind::Return, inputs)
+pub fn new(g: &mut Graph, ctrl: NodeId, expr: NodeId, mem: NodeId, rpc: NodeId) -> NodeId {
+    g.add_node(
+        NodeKind::Return,
+        vec![Some(ctrl), Some(expr), Some(mem), Some(rpc)],
+    )
+}
+
+/// The function it returns from.
+pub fn fun(g: &Graph, n: NodeId) -> Option<NodeId> {
+    g.fun_of_return.get(&n).copied()
+}
+
+/// The function's Fun is gone (it was inlined).
+pub fn fun_dead(g: &Graph, n: NodeId) -> bool {
+    fun(g, n).is_none_or(|f| g.is_dead(f) || !matches!(g.kind(f), NodeKind::Fun { .. }))
 }
 
 pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
+    if fun_dead(g, n) {
+        let low = g.types.tuple(&[Types::CTRL, Types::BOTTOM]);
+        return g.types.dual(low);
+    }
     let ctrl = g.ty(g.in_(n, 0));
     let expr = g.ty(g.in_(n, 1));
     g.types.tuple(&[ctrl, expr])
 }
 
-/// A return on dead control is dead: it becomes that control.
+/// Refines the function's return type to what it returns. A function
+/// that never returns returns nothing: its value and memory are `Top`.
 pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
-    let ctrl = g.in_(n, 0);
-    (g.ty(ctrl) == Types::XCTRL).then_some(ctrl)
+    let f = fun(g, n)?;
+    if fun_dead(g, n)
+        || super::region::in_progress(g, g.in_(n, 0))
+            && !matches!(g.kind(g.in_(n, 0)), NodeKind::Fun { .. })
+    {
+        return None;
+    }
+    let ret = g.ty(g.in_(n, 1));
+    let sig = fun::sig(g, f);
+    if let Some((_, old, _, _)) = g.types.fun_parts(sig) {
+        if old != ret && g.types.isa(ret, old) {
+            let refined = g.types.fun_with_ret(sig, ret);
+            // The name follows the function.
+            if let Some(name) = g.types.fun_name(sig).map(str::to_owned) {
+                g.types.set_fun_name(refined, &name);
+            }
+            fun::set_sig(g, f, refined);
+        }
+    }
+    if g.ty(g.in_(n, 0)) == Types::XCTRL {
+        let (e, m) = (g.in_(n, 1), g.in_(n, 2));
+        let top = |g: &Graph, x: NodeId| matches!(g.kind(x), NodeKind::Constant(Types::TOP));
+        if !(top(g, e) && top(g, m)) {
+            let c = super::new_constant(g, Types::TOP);
+            let c = super::peephole(g, c);
+            g.set_def(n, 1, Some(c));
+            g.set_def(n, 2, Some(c));
+            return Some(n);
+        }
+    }
+    None
 }
 
 pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {

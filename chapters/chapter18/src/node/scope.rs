@@ -121,6 +121,19 @@ pub fn push_constructor(g: &mut Graph, scope: NodeId) {
     push_level(g, scope, true);
 }
 
+/// Chapter 18: enters a function's body (a level like a block's; the
+/// parser remembers where each function's names start).
+pub fn push_function(g: &mut Graph, scope: NodeId) {
+    push_level(g, scope, false);
+}
+
+/// The level (0 outermost) a name is bound at.
+pub fn level_of(g: &Graph, scope: NodeId, name: &str) -> Option<usize> {
+    levels(g, scope)
+        .iter()
+        .rposition(|level| level.contains_key(name))
+}
+
 fn push_level(g: &mut Graph, scope: NodeId, in_con: bool) {
     let names = names_mut(g, scope);
     names.levels.push(IndexMap::new());
@@ -249,6 +262,7 @@ fn resolve(g: &mut Graph, scope: NodeId, name: &str, i: usize) -> NodeId {
             let kind = NodeKind::Phi {
                 label: name.into(),
                 declared,
+                parm: None,
             };
             let p = g.add_node(kind, vec![Some(head_ctrl), Some(entry), None]);
             let p = peephole(g, p);
@@ -353,9 +367,6 @@ pub fn end_loop(g: &mut Graph, head: NodeId, back: NodeId, exit: NodeId) {
             settle_phi(g, head, i, phi);
         }
     }
-    // Past the loop, memory no class has a slot for is what it was before.
-    let before = g.input(head_min, 1);
-    g.set_def(exit_min, 1, before);
 }
 
 /// A loop head's `phi`, in slot `i` of `holder` (a scope or a ScopeMin),

@@ -62,8 +62,9 @@ pub fn mem(g: &mut Graph, min: NodeId, a: usize, st: Option<NodeId>) -> NodeId {
             // One level per enclosing loop: deep nests need a deep stack.
             let entry = stacker::maybe_grow(64 * 1024, 1024 * 1024, || mem(g, head_min, a, None));
             let kind = NodeKind::Phi {
-                label: format!("${a}").into(),
-                declared: g.types.mem(a as u32),
+                label: slot_label(a).into(),
+                declared: slot_type(g, a),
+                parm: None,
             };
             let p = g.add_node(kind, vec![Some(head_ctrl), Some(entry), None]);
             let p = peephole(g, p);
@@ -86,12 +87,14 @@ pub fn mem(g: &mut Graph, min: NodeId, a: usize, st: Option<NodeId>) -> NodeId {
 /// order, into `this`.
 pub fn merge(g: &mut Graph, this: NodeId, that: NodeId, region: NodeId) {
     let n = g.n_ins(this).max(g.n_ins(that));
-    for a in 2..n {
+    // Chapter 18: the default memory (slot 1) changes at a call, so it
+    // merges like a class.
+    for a in 1..n {
         if alias(g, this, a) != alias(g, that, a) {
             let lhs = mem(g, this, a, None);
             let rhs = mem(g, that, a, None);
-            let declared = g.types.mem(a as u32);
-            let p = phi::new(g, &format!("${a}"), declared, region, &[lhs, rhs]);
+            let declared = slot_type(g, a);
+            let p = phi::new(g, &slot_label(a), declared, region, &[lhs, rhs]);
             let p = peephole(g, p);
             set_alias(g, this, a, p);
         }
@@ -103,7 +106,7 @@ pub fn merge(g: &mut Graph, this: NodeId, that: NodeId, region: NodeId) {
 /// of the back edge and of the loop exit. Each head Phi gets its back-edge
 /// state; exit slots still lazy take the head's state.
 pub fn end_loop(g: &mut Graph, this: NodeId, head: NodeId, back: NodeId, exit: NodeId) {
-    for a in 2..g.n_ins(back) {
+    for a in 1..g.n_ins(back) {
         // A slot the body never had (None) or never touched (the sentinel)
         // has no Phi to complete.
         if let Some(st) = g.input(back, a).filter(|&st| st != head) {
@@ -123,7 +126,7 @@ pub fn end_loop(g: &mut Graph, this: NodeId, head: NodeId, back: NodeId, exit: N
 /// After a loop: memory Phis that turned out useless (the same state on
 /// both paths) are replaced by that state.
 pub fn remove_useless(g: &mut Graph, this: NodeId) {
-    for a in 2..g.n_ins(this) {
+    for a in 1..g.n_ins(this) {
         let Some(p) = g.input(this, a) else { continue };
         if matches!(g.kind(p), NodeKind::Phi { .. }) {
             scope::settle_phi(g, this, a, p);
@@ -144,4 +147,24 @@ pub fn print(g: &Graph, n: NodeId, out: &mut super::Printer) {
         }
     }
     out.push(']');
+}
+
+/// The name of a memory Phi of slot `a`: `$mem` for the default memory
+/// (chapter 18), `$N` for class `N`.
+fn slot_label(a: usize) -> String {
+    if a == 1 {
+        "$mem".into()
+    } else {
+        format!("${a}")
+    }
+}
+
+/// The declared type of a memory Phi of slot `a`: all of memory for the
+/// default memory, the class's slice for the others.
+fn slot_type(g: &mut Graph, a: usize) -> crate::types::TypeId {
+    if a == 1 {
+        crate::types::Types::MEM_BOT
+    } else {
+        g.types.mem(a as u32)
+    }
 }

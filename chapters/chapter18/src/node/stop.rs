@@ -1,8 +1,10 @@
-//! Stop: the end of the function, gathering every `return`.
+//! Stop: the end of the program, gathering every function's Return.
+//!
+//! Chapter 18: one input per function, `main`'s first; a function that
+//! was inlined leaves.
 
-use super::{print as print_node, NodeKind, Printer};
+use super::{print as print_node, return_, NodeKind, Printer};
 use crate::graph::{Graph, NodeId};
-use crate::types::Types;
 
 pub fn new(g: &mut Graph) -> NodeId {
     g.add_node(NodeKind::Stop, vec![])
@@ -13,12 +15,13 @@ pub fn ret(g: &Graph, stop: NodeId) -> Option<NodeId> {
     (g.n_ins(stop) == 1).then(|| g.in_(stop, 0))
 }
 
-/// Drops returns that turned out to be unreachable.
+/// Drops the Returns of functions that were inlined.
 pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     let len = g.n_ins(n);
     let mut i = 0;
     while i < g.n_ins(n) {
-        if g.ty(g.in_(n, i)) == Types::XCTRL {
+        let r = g.in_(n, i);
+        if matches!(g.kind(r), NodeKind::Return) && return_::fun_dead(g, r) {
             g.del_def(n, i);
         } else {
             i += 1;
