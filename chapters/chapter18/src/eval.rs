@@ -297,6 +297,7 @@ pub fn evaluate(
         news: RefCell::default(),
         objects: RefCell::default(),
         arg,
+        frames: Vec::new(),
     };
     match e.run(loops) {
         Ok(outcome) => outcome,
@@ -493,16 +494,73 @@ struct Evaluator<'g> {
     arg: i64,
     /// The control nodes from which a Return can be reached.
     returns: Vec<bool>,
+    /// Chapter 18: the calls in progress, innermost last, each with the
+    /// caller's phis and objects made, restored when the callee returns.
+    frames: Vec<(NodeId, FxHashMap<NodeId, Val>, FxHashMap<NodeId, usize>)>,
 }
 
 impl Evaluator<'_> {
     fn run(&mut self, mut loops: usize) -> Eval<Outcome> {
         let g = self.g;
         let start = g.start();
-        let mut control = projection(g, start, 0);
+        // Chapter 18: the program is `main`, entered from Start.
+        let mut control = g
+            .functions
+            .get(&(crate::types::Types::MAIN_SIG, 0))
+            .copied();
+        if let Some(main) = control {
+            self.enter(main, None)?;
+        }
         let mut prev = start;
         while let Some(c) = control {
             let next = match g.kind(c) {
+                NodeKind::Fun { .. } => {
+                    if loops == 0 {
+                        return Ok(Outcome::Timeout);
+                    }
+                    loops -= 1;
+                    self.allocate(c)?;
+                    self.control_user(c)
+                }
+                NodeKind::Call { .. } => {
+                    let fptr = self.value(crate::node::call::fptr(g, c))?;
+                    let Val::Fun(t) = fptr else {
+                        return Err("Calling a null function pointer".into());
+                    };
+                    let fun = g
+                        .types
+                        .single_fidx(t)
+                        .and_then(|key| g.functions.get(&key).copied())
+                        .ok_or_else(|| "call of an unknown function".to_owned())?;
+                    self.enter(fun, Some(c))?;
+                    Some(fun)
+                }
+                NodeKind::CallEnd { .. } => projection(g, c, 0),
+                NodeKind::Return if !self.frames.is_empty() => {
+                    let v = self.value(g.in_(c, 1))?;
+                    let m = self.value(g.in_(c, 2))?;
+                    // The objects the callee made stay where its News
+                    // put them: the caller reads them through the memory
+                    // and pointers it returned. (A New on a recursive
+                    // path is still one object per New here: a known gap.)
+                    let (call, phis, _news) = self.frames.pop().expect("a call in progress");
+                    self.phis = phis;
+                    let cend = crate::node::call::cend(g, call);
+                    if let Some(cend) = cend {
+                        for &u in g.outputs(cend) {
+                            match g.kind(u) {
+                                NodeKind::Proj { idx: 1, .. } => {
+                                    self.phis.insert(u, m.clone());
+                                }
+                                NodeKind::Proj { idx: 2, .. } => {
+                                    self.phis.insert(u, v.clone());
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    cend
+                }
                 NodeKind::Region | NodeKind::Loop => {
                     if matches!(g.kind(c), NodeKind::Loop) && g.input(c, 1) != Some(prev) {
                         if loops == 0 {
@@ -549,6 +607,37 @@ impl Evaluator<'_> {
             control = next;
         }
         Ok(Outcome::Fallthrough)
+    }
+
+    /// Enters function `fun` from `call` (none for `main`): its Parms take
+    /// the call's arguments, and the caller's state is saved.
+    fn enter(&mut self, fun: NodeId, call: Option<NodeId>) -> Eval<()> {
+        let g = self.g;
+        let parms = crate::node::fun::parms(g, fun);
+        let mut values = Vec::with_capacity(parms.len());
+        for &p in &parms {
+            let idx = crate::node::parm::index(g, p).unwrap_or(0) as usize;
+            values.push(match (call, idx) {
+                (_, 0) => Val::Int(0),
+                (None, 1) => Val::Mem(Memory::default()),
+                (None, _) => Val::Int(self.arg),
+                (Some(c), i) => self.value(g.in_(c, i))?,
+            });
+        }
+        if let Some(c) = call {
+            if self.frames.len() >= crate::exec::MAX_CALL_DEPTH {
+                return Err(format!(
+                    "Recursion deeper than {} calls",
+                    crate::exec::MAX_CALL_DEPTH
+                ));
+            }
+            let news = self.news.borrow().clone();
+            self.frames.push((c, self.phis.clone(), news));
+        }
+        for (p, v) in parms.into_iter().zip(values) {
+            self.phis.insert(p, v);
+        }
+        Ok(())
     }
 
     /// Control passes `ctrl`: every New anchored there makes a new object.
@@ -644,6 +733,14 @@ impl Evaluator<'_> {
                 // with the field's initial value written (a field never
                 // written reads as its zero, so a zero is not written, nor
                 // an array's body, all of it one element's zero).
+                // Chapter 18: a call's memory and result, set when it
+                // returned.
+                NodeKind::Proj { .. }
+                    if g.input(n, 0)
+                        .is_some_and(|c| matches!(g.kind(c), NodeKind::CallEnd { .. })) =>
+                {
+                    self.phis.get(&n).cloned().unwrap_or(Val::Int(0))
+                }
                 NodeKind::Proj { idx: 1, .. } if new_proj(g, n) => input(0)?,
                 &NodeKind::Proj { idx, .. } if new_proj(g, n) => {
                     let made = g.in_(n, 0);

@@ -1,10 +1,12 @@
-//! Port of Simple's chapter 17 `BrainFuckTest.java`: a Brainfuck
+//! Port of Simple's chapter 18 `BrainFuckTest.java`: a Brainfuck
 //! interpreter written in Simple, with `u8[]` arrays for the program, the
 //! data and the output, in chapter 17's sugar (`for`, `var`, `++`).
 
 use chapter18::{CodeGen, Outcome};
 use pretty_assertions::assert_eq;
 
+/// Java: `code.parse().opto().typeCheck().GCM()` (and the local schedule,
+/// which its evaluator runs itself).
 fn parse_iterated(src: &str) -> CodeGen {
     let mut code = CodeGen::new(src);
     code.parse().unwrap().iterate().unwrap();
@@ -37,8 +39,8 @@ fn test_brainfuck() {
         src.push_str(&format!("program[{i}] = {b};"));
     }
     src.push_str(
-        "\
-var d = 0;
+        "
+int d = 0;
 u8[] !output = new u8[0];
 u8[] !data = new u8[100];
 
@@ -56,14 +58,14 @@ for( int pc = 0; pc < program#; pc++ ) {
         // Output a byte; increase the output array size
         var old = output;
         output = new u8[output# + 1];
-        for( var i = 0; i < old#; i++ )
+        for( int i = 0; i < old#; i++ )
             output[i] = old[i];
         output[old#] = data[d]; // Add the extra byte on the end
     } else if (command == 44) {
         data[d] = 42;
     } else if (command == 91) {
         if (data[d] == 0) {
-            for( var d = 1; d > 0; ) {
+            for( int d = 1; d > 0; ) {
                 command = program[++pc];
                 if (command == 91) d++;
                 if (command == 93) d--;
@@ -71,7 +73,7 @@ for( int pc = 0; pc < program#; pc++ ) {
         }
     } else if (command == 93) {
         if (data[d]) {
-            for( var d = 1; d > 0; ) {
+            for( int d = 1; d > 0; ) {
                 command = program[--pc];
                 if (command == 93) d++;
                 if (command == 91) d--;

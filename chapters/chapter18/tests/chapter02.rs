@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 17 `Chapter02Test.java`.
+//! Port of Simple's chapter 18 `Chapter02Test.java`.
 
 use chapter18::CodeGen;
 use pretty_assertions::assert_eq;

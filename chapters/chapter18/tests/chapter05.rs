@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 17 `Chapter05Test.java`.
+//! Port of Simple's chapter 18 `Chapter05Test.java`.
 
 use chapter18::CodeGen;
 use pretty_assertions::assert_eq;
@@ -9,10 +9,10 @@ fn print(src: &str) -> String {
     code.parse().unwrap().print()
 }
 
-/// Java: `parser.parse().iterate()` then `stop.toString()`.
-fn print_iterated(src: &str) -> String {
+/// Java: `code.parse().opto()` then `code.print()`.
+fn print_opto(src: &str) -> String {
     let mut code = CodeGen::new(src);
-    code.parse().unwrap().iterate().unwrap().print()
+    code.parse().unwrap().opto().unwrap().print()
 }
 
 /// The error message of a program that must not compile. (`unwrap_err`
@@ -34,7 +34,7 @@ else {
     a = arg-3;
 }
 return a;";
-    assert_eq!(print_iterated(src), "return Phi(Region,(arg+2),(arg-3));");
+    assert_eq!(print_opto(src), "return Phi(Region,(arg+2),(arg-3));");
 }
 
 #[test]
@@ -47,7 +47,7 @@ if (arg == 1) {
     c = 4;
 }
 return c;";
-    assert_eq!(print_iterated(src), "return Phi(Region,4,3);");
+    assert_eq!(print_opto(src), "return Phi(Region,4,3);");
 }
 
 #[test]
@@ -58,7 +58,7 @@ if( arg==1 )
 else
     return 4;
 ";
-    assert_eq!(print(src), "Stop[ return 3; return 4; ]");
+    assert_eq!(print(src), "return Phi(Region,3,4);");
 }
 
 #[test]
@@ -71,7 +71,7 @@ if( arg==1 )
 else
     b=a+1;
 return a+b;";
-    assert_eq!(print_iterated(src), "return ((arg*2)+Phi(Region,2,3));");
+    assert_eq!(print_opto(src), "return ((arg*2)+Phi(Region,2,3));");
 }
 
 #[test]
@@ -85,7 +85,7 @@ else
     a=b+1;
 return a+b;";
     assert_eq!(
-        print_iterated(src),
+        print_opto(src),
         "return ((Phi(Region,(arg*2),arg)+arg)+Phi(Region,4,5));"
     );
 }
@@ -106,7 +106,7 @@ else
 return a;
 ";
     assert_eq!(
-        print_iterated(src),
+        print_opto(src),
         "return Phi(Region,Phi(Region,2,3),Phi(Region,4,5));"
     );
 }
@@ -137,7 +137,7 @@ if( arg==1 )
     a=arg==3;
 }
 return a;";
-    assert_eq!(print_iterated(src), "return (arg==Phi(Region,3,2));");
+    assert_eq!(print_opto(src), "return (arg==Phi(Region,3,2));");
 }
 
 #[test]
@@ -149,7 +149,7 @@ fn test_true() {
 fn test_half_def() {
     assert_eq!(
         error("if( arg==1 ) int b=2; return b;"),
-        "Cannot define a new name on one arm of an if"
+        "Cannot define a 'b' on one arm of an if"
     );
 }
 
@@ -165,7 +165,7 @@ fn test_half_def2() {
 fn test_regress1() {
     assert_eq!(
         error("if(arg==2) int a=1; else int b=2; return a;"),
-        "Cannot define a new name on one arm of an if"
+        "Cannot define a 'a' on one arm of an if"
     );
 }
 
@@ -196,7 +196,7 @@ fn test_keyword2() {
 #[test]
 fn test_keyword3() {
     assert_eq!(
-        error("int a=1; ififif(arg)inta=2;return a;"),
+        error("int a=1; ififif(arg);a=2;return a;"),
         "Undefined name 'ififif'"
     );
 }

@@ -1,26 +1,18 @@
-//! Port of Simple's chapter 17 `Chapter06Test.java`.
+//! Port of Simple's chapter 18 `Chapter06Test.java`.
 
 use chapter18::{CodeGen, NodeKind};
 use pretty_assertions::assert_eq;
 
-/// Java: `parser.parse().iterate()` then `stop.toString()`.
-fn print_iterated(src: &str) -> String {
+/// Java: `code.parse().opto()` then `code.print()`.
+fn print_opto(src: &str) -> String {
     let mut code = CodeGen::new(src);
-    code.parse().unwrap().iterate().unwrap().print()
+    code.parse().unwrap().opto().unwrap().print()
 }
 
-/// Java: `new Parser(src, TypeInteger.constant(arg))`, then
-/// `parser.parse()` and `stop.toString()`.
-fn print_with_arg(src: &str, arg: i64) -> String {
-    let mut code = CodeGen::new(src).with_arg(arg);
-    code.parse().unwrap().print()
-}
-
-/// Java: `new Parser(src, TypeInteger.constant(arg))`, then
-/// `parser.parse().iterate()` and `stop.toString()`.
-fn print_iterated_with_arg(src: &str, arg: i64) -> String {
-    let mut code = CodeGen::new(src).with_arg(arg);
-    code.parse().unwrap().iterate().unwrap().print()
+/// The program `src` run with `arg` known to be `value`: as Java's
+/// chapter 18 tests, it starts by assigning the constant (`arg=2;`).
+fn with_arg(value: i64, src: &str) -> String {
+    format!("arg={value};\n{src}")
 }
 
 /// Shared by the `test_merge3*` tests.
@@ -87,10 +79,10 @@ if( true ) return 2;
 return 1;
 ",
     );
-    code.parse().unwrap().iterate().unwrap();
+    code.parse().unwrap().opto().unwrap();
     assert_eq!(code.print(), "return 2;");
     let ctrl = code.graph.in_(code.ret().unwrap(), 0);
-    assert!(matches!(code.graph.kind(ctrl), NodeKind::CProj { .. }));
+    assert!(matches!(code.graph.kind(ctrl), NodeKind::Fun { .. }));
 }
 
 #[test]
@@ -103,7 +95,7 @@ return (arg < a) < 3; // Because (arg < a) is a bool/uint1/[0-1], its always les
 ";
     // Chapter 14: a comparison is a `bool`, the range [0,1], and every
     // value of it is below 3.
-    assert_eq!(print_iterated(src), "return 1;");
+    assert_eq!(print_opto(src), "return 1;");
 }
 
 #[test]
@@ -118,10 +110,10 @@ else
 return a;
 ",
     );
-    code.parse().unwrap().iterate().unwrap();
+    code.parse().unwrap().opto().unwrap();
     assert_eq!(code.print(), "return 2;");
     let ctrl = code.graph.in_(code.ret().unwrap(), 0);
-    assert!(matches!(code.graph.kind(ctrl), NodeKind::CProj { .. }));
+    assert!(matches!(code.graph.kind(ctrl), NodeKind::Fun { .. }));
 }
 
 #[test]
@@ -141,7 +133,7 @@ return b;";
     // Chapter 14 no longer pushes `a==2` into the phi of 2 and 3: five
     // node ids fewer than in chapter 13. Simple's chapter 16 prints
     // Region43: it lost that chapter 14 fix (see the README).
-    assert_eq!(print_iterated(src), "return Phi(Region,42,5);");
+    assert_eq!(print_opto(src), "return Phi(Region,42,5);");
 }
 
 #[test]
@@ -158,66 +150,66 @@ if( arg==2 )
 else
     b=5;
 return b;";
-    assert_eq!(print_iterated(src), "return Phi(Region,2,5);");
+    assert_eq!(print_opto(src), "return Phi(Region,2,5);");
 }
 
 #[test]
 fn test_merge3_with2() {
-    assert_eq!(print_with_arg(MERGE3, 2), "return 5;");
+    assert_eq!(print_opto(&with_arg(2, MERGE3)), "return 5;");
 }
 
 #[test]
 fn test_merge3_with1() {
-    assert_eq!(print_iterated_with_arg(MERGE3, 1), "return 3;");
+    assert_eq!(print_opto(&with_arg(1, MERGE3)), "return 3;");
 }
 
 #[test]
 fn test_merge3_peephole() {
     assert_eq!(
-        print_iterated(MERGE3_PEEPHOLE),
+        print_opto(MERGE3_PEEPHOLE),
         "return Phi(Region,3,Phi(Region,4,5));"
     );
 }
 
 #[test]
 fn test_merge3_peephole1() {
-    assert_eq!(print_iterated_with_arg(MERGE3_PEEPHOLE, 1), "return 3;");
+    assert_eq!(print_opto(&with_arg(1, MERGE3_PEEPHOLE)), "return 3;");
 }
 
 #[test]
 fn test_merge3_peephole3() {
-    assert_eq!(print_iterated_with_arg(MERGE3_PEEPHOLE, 3), "return 4;");
+    assert_eq!(print_opto(&with_arg(3, MERGE3_PEEPHOLE)), "return 4;");
 }
 
 #[test]
 fn test_demo1_non_const() {
-    assert_eq!(print_iterated(DEMO1), "return Phi(Region,4,1);");
+    assert_eq!(print_opto(DEMO1), "return Phi(Region,4,1);");
 }
 
 #[test]
 fn test_demo1_true() {
-    assert_eq!(print_iterated_with_arg(DEMO1, 1), "return 4;");
+    assert_eq!(print_opto(&with_arg(1, DEMO1)), "return 4;");
 }
 
 #[test]
 fn test_demo1_false() {
-    assert_eq!(print_iterated_with_arg(DEMO1, 0), "return 1;");
+    assert_eq!(print_opto(&with_arg(0, DEMO1)), "return 1;");
 }
 
 #[test]
 fn test_demo2_non_const() {
     assert_eq!(
-        print_iterated(DEMO2),
+        print_opto(DEMO2),
         "return (Phi(Region,Phi(Region,2,3),0)+Phi(Region,3,1));"
     );
 }
 
 #[test]
 fn test_demo2_true() {
-    assert_eq!(print_iterated_with_arg(DEMO2, 1), "return 6;");
+    assert_eq!(print_opto(&with_arg(1, DEMO2)), "return 6;");
 }
 
 #[test]
 fn test_demo2arg2() {
-    assert_eq!(print_iterated_with_arg(DEMO2, 2), "return 5;");
+    assert_eq!(print_opto(&with_arg(2, DEMO2)), "return 5;");
 }

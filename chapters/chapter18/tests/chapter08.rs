@@ -1,15 +1,38 @@
-//! Port of Simple's chapter 17 `Chapter08Test.java`.
+//! Port of Simple's chapter 18 `Chapter08Test.java`.
 
-use chapter18::eval::Value;
 use chapter18::{CodeGen, NodeKind, Outcome};
 use pretty_assertions::assert_eq;
 
 /// Parses `src` with peepholes, then optimizes to a fixed point (Java:
-/// `parser.parse().iterate()`).
-fn parse_iterated(src: &str) -> CodeGen {
+/// `code.parse().opto()`).
+fn parse_opto(src: &str) -> CodeGen {
     let mut code = CodeGen::new(src);
-    code.parse().unwrap().iterate().unwrap();
+    code.parse().unwrap().opto().unwrap();
     code
+}
+
+/// The phases after `opto` that running the program needs (Java's
+/// `Eval2.eval` runs them itself).
+fn schedule(code: &mut CodeGen) {
+    code.type_check()
+        .and_then(|c| c.gcm())
+        .and_then(|c| c.local_sched())
+        .unwrap();
+}
+
+/// Both evaluators, run with `arg` (Java's `Eval2.eval(code, arg)`, a
+/// budget of 1000 loop trips), return a value shown as `expected`.
+#[track_caller]
+fn assert_shows(code: &CodeGen, arg: i64, expected: &str) {
+    for (how, outcome) in [
+        ("eval", code.eval(arg, 1000)),
+        ("eval_scheduled", code.eval_scheduled(arg, 1000)),
+    ] {
+        let Outcome::Value(v) = outcome else {
+            panic!("{how}, arg {arg}: {outcome:?}");
+        };
+        assert_eq!(v.to_string(), expected, "{how}, arg {arg}");
+    }
 }
 
 /// The error message of a program that must not compile. (`unwrap_err`
@@ -35,7 +58,7 @@ fn is_region(kind: &NodeKind) -> bool {
 
 #[test]
 fn test_ex6() {
-    let code = parse_iterated(
+    let mut code = parse_opto(
         "\
 while(arg < 10) {
     arg = arg + 1;
@@ -52,18 +75,14 @@ return arg;
         "return Phi(Region,Phi(Region,Phi(Loop,arg,(Phi_arg+1)),Add),Add);"
     );
     assert!(is_region(ret_ctrl(&code)));
-    // Java: Evaluator.evaluate(stop, arg), with its default budget of
-    // 1000 loop iterations; here through both evaluators, the graph walk
-    // and the run of the schedule.
-    assert_eq!(code.eval(1, 1000), Outcome::Value(Value::Int(5)));
-    assert_eq!(code.eval(6, 1000), Outcome::Value(Value::Int(10)));
-    assert_eq!(code.eval_scheduled(1, 1000), Outcome::Value(Value::Int(5)));
-    assert_eq!(code.eval_scheduled(6, 1000), Outcome::Value(Value::Int(10)));
+    schedule(&mut code);
+    assert_shows(&code, 1, "5");
+    assert_shows(&code, 6, "10");
 }
 
 #[test]
 fn test_ex5() {
-    let code = parse_iterated(
+    let code = parse_opto(
         "\
 int a = 1;
 while(arg < 10) {
@@ -86,7 +105,7 @@ return a;
 
 #[test]
 fn test_ex4() {
-    let code = parse_iterated(
+    let code = parse_opto(
         "\
 while(arg < 10) {
     arg = arg + 1;
@@ -107,7 +126,7 @@ return arg;
 
 #[test]
 fn test_ex3() {
-    let code = parse_iterated(
+    let code = parse_opto(
         "\
 while(arg < 10) {
     arg = arg + 1;
@@ -126,7 +145,7 @@ return arg;
 
 #[test]
 fn test_ex2() {
-    let code = parse_iterated(
+    let code = parse_opto(
         "\
 while(arg < 10) {
     arg = arg + 1;
@@ -144,7 +163,7 @@ return arg;
 
 #[test]
 fn test_ex1() {
-    let code = parse_iterated(
+    let code = parse_opto(
         "\
 while(arg < 10) {
     arg = arg + 1;
@@ -160,7 +179,7 @@ return arg;
 
 #[test]
 fn test_regress1() {
-    let code = parse_iterated(
+    let code = parse_opto(
         "\
 while( arg < 10 ) {
     int a = arg+2;
@@ -175,7 +194,7 @@ return arg;
 
 #[test]
 fn test_regress2() {
-    let code = parse_iterated("if(1) return 0;  else while(arg>- -arg) arg=arg+1; return 0;");
+    let code = parse_opto("if(1) return 0;  else while(arg>- -arg) arg=arg+1; return 0;");
     assert_eq!(code.print(), "return 0;");
 }
 
@@ -197,7 +216,7 @@ return arg;
 
 #[test]
 fn test_regress3() {
-    let code = parse_iterated(
+    let code = parse_opto(
         "\
 while(arg < 10) {
     break;
@@ -210,7 +229,7 @@ return arg;
 
 #[test]
 fn test_regress4() {
-    let code = parse_iterated(
+    let code = parse_opto(
         "\
 int a = 1;
 while(arg < 10) {
@@ -232,7 +251,7 @@ return a;
 
 #[test]
 fn test_regress5() {
-    let code = parse_iterated(
+    let code = parse_opto(
         "\
 int a = 1;
 while(1) {

@@ -1,32 +1,48 @@
-//! Port of Simple's chapter 17 `Chapter11Test.java`.
+//! Port of Simple's chapter 18 `Chapter11Test.java`.
 //!
-//! Every program is parsed and iterated, which in this chapter also runs
-//! global code motion. Where the Java runs its test evaluator
-//! (`Evaluator.evaluate(stop, arg)`, a budget of 1000), both of our
-//! evaluators must give the expected value: `eval`, which walks the graph
-//! by its control edges, and `eval_scheduled`, which runs the schedule that
-//! `iterate()` computed, block by block. Checks marked "Not in the Java
-//! test" go further: they run both evaluators on programs the Java only
-//! prints, with the values the Java evaluator gives for them; the
-//! `test_listing_*` tests compare the scheduled listing (`ir()`) with the
-//! one the Java prints (`IRPrinter.prettyPrintScheduled`).
+//! Every program is parsed and optimized (Java: `code.parse().opto()`),
+//! and its printed form compared; then the remaining phases (type check,
+//! global code motion, local scheduling) run, which Java's evaluator
+//! `Eval2` does for itself. Where the Java evaluates, both of our
+//! evaluators must give the value it shows: `eval`, which walks the graph
+//! by its control edges, and `eval_scheduled`, which runs the schedule
+//! block by block. Checks marked "Not in the Java test" go further: they
+//! run both evaluators on programs the Java only prints; the `test_listing_*`
+//! tests compare our scheduled listing (`ir()`).
 
-use chapter18::eval::Value;
 use chapter18::{CodeGen, Outcome};
 use pretty_assertions::assert_eq;
 
 /// The budget of Java's `Evaluator.evaluate(stop, arg)`.
 const LOOPS: usize = 1000;
 
-/// Parses `src` with peepholes, then optimizes to a fixed point and
-/// schedules (Java: `parser.parse().iterate()`).
-fn parse_iterated(src: &str) -> CodeGen {
+/// Parses `src` with peepholes, then optimizes to a fixed point (Java:
+/// `code.parse().opto()`); the printed program is compared at this point.
+fn parse_opto(src: &str) -> CodeGen {
+    let mut code = CodeGen::new(src);
+    code.parse().unwrap().opto().unwrap();
+    code
+}
+
+/// The phases after `opto` that running the program needs (Java's
+/// `Eval2.eval` runs them itself).
+fn schedule(code: &mut CodeGen) {
+    code.type_check()
+        .and_then(|c| c.gcm())
+        .and_then(|c| c.local_sched())
+        .unwrap();
+}
+
+/// All the phases: parse, optimize, type check, global and local
+/// scheduling (Java: `code.parse().opto().typeCheck().GCM().localSched()`).
+fn compile(src: &str) -> CodeGen {
     let mut code = CodeGen::new(src);
     code.parse().unwrap().iterate().unwrap();
     code
 }
 
 /// Both evaluators, run with `arg`, end in `expected`.
+#[track_caller]
 fn assert_outcome(code: &CodeGen, arg: i64, expected: &Outcome) {
     assert_eq!(&code.eval(arg, LOOPS), expected, "eval, arg {arg}");
     assert_eq!(
@@ -36,18 +52,31 @@ fn assert_outcome(code: &CodeGen, arg: i64, expected: &Outcome) {
     );
 }
 
-/// Both evaluators, run with `arg`, return the integer `expected` (Java:
-/// `assertEquals(expectedL, Evaluator.evaluate(stop, arg))`).
-fn assert_evaluates(code: &CodeGen, arg: i64, expected: i64) {
-    assert_outcome(code, arg, &Outcome::Value(Value::Int(expected)));
+/// Both evaluators, run with `arg`, return a value shown as `expected`
+/// (Java: `assertEquals(expected, Eval2.eval(code, arg))`).
+#[track_caller]
+fn assert_shows(code: &CodeGen, arg: i64, expected: &str) {
+    for (how, outcome) in [
+        ("eval", code.eval(arg, LOOPS)),
+        ("eval_scheduled", code.eval_scheduled(arg, LOOPS)),
+    ] {
+        let Outcome::Value(v) = outcome else {
+            panic!("{how}, arg {arg}: {outcome:?}");
+        };
+        assert_eq!(v.to_string(), expected, "{how}, arg {arg}");
+    }
 }
 
-/// A returned object of `struct S { int f; };` whose field holds `f`.
-fn obj_s(f: i64) -> Outcome {
-    Outcome::Value(Value::Obj {
-        name: "S".to_owned(),
-        fields: vec![("f".to_owned(), Value::Int(f))],
-    })
+/// Both evaluators, run with `arg`, return the integer `expected`.
+#[track_caller]
+fn assert_evaluates(code: &CodeGen, arg: i64, expected: i64) {
+    assert_shows(code, arg, &expected.to_string());
+}
+
+/// A returned object of `struct S { int f; };` whose field holds `f`, as
+/// Java's `Eval2` shows it.
+fn obj_s(f: i64) -> String {
+    format!("S{{f={f}}}")
 }
 
 #[test]
@@ -330,21 +359,17 @@ else {
         }
 }
 ";
-    let code = parse_iterated(src);
-    // The three `return 0;` are the never-taken exits that global code
-    // motion gives the loops it takes for infinite (a Never branch each).
-    // Chapter 11 gave two; Simple's chapter 12 test for an exit (see
-    // `gcm::force_exit`) counts the exits of two more loops as none. In
-    // chapter 14 `kzEl_r7EYz` starts as a comparison, a `bool`, so
-    // `while(kzEl_r7EYz<---1)` never runs, and the endless
-    // `while(kzEl_r7EYz) continue;` inside it goes, with its exit.
-    // Chapter 17: `--x` of a variable now decrements it, so more loops
-    // never end. Simple's chapter 17 finds loops without an exit with a
-    // loop tree and prints 5 returns; our global code motion keeps chapter
-    // 11's search, which finds 7 such loops (see the README).
+    // Java prints after global code motion here.
+    let code = compile(src);
+    // The `Top`s are the never-taken exits that global code motion gives
+    // the loops it takes for infinite (a Never branch each), merged into
+    // main's one Return. Simple finds loops without an exit with a loop
+    // tree and gives 4 (`return Phi(Region,9,Top,Top,Top,Top);`); our
+    // global code motion keeps chapter 11's search, which finds 7 such
+    // loops (see the README).
     assert_eq!(
         code.print(),
-        "Stop[ return 9; return 0; return 0; return 0; return 0; return 0; return 0; return 0; ]"
+        "return Phi(Region,9,Top,Top,Top,Top,Top,Top,Top);"
     );
     // Not in the Java test: every run of this program loops forever (the
     // Java evaluator times out on these arguments even with a budget of
@@ -380,11 +405,12 @@ while( prime <= arg ) {
 }
 return primeCount;
 ";
-    let code = parse_iterated(src);
+    let mut code = parse_opto(src);
     assert_eq!(
         code.print(),
-        "Stop[ return 0; return Phi(Loop,1,Phi(Region,Phi_primeCount,Phi(Region,(Phi_primeCount+1),Phi_primeCount))); ]"
+        "return Phi(Region,0,Phi(Loop,1,Phi(Region,Phi_primeCount,Phi(Region,(Phi_primeCount+1),Phi_primeCount))));"
     );
+    schedule(&mut code);
     assert_evaluates(&code, 1, 0); // No primes 1 or below
     assert_evaluates(&code, 2, 1); // 2
     assert_evaluates(&code, 3, 2); // 2, 3
@@ -408,9 +434,10 @@ i=v.f;
 if (arg) v.f=1;
 return i;
 ";
-    let code = parse_iterated(src);
+    let mut code = parse_opto(src);
     // Chapter 15: the load looks past the store into the other new S.
     assert_eq!(code.print(), "return 2;");
+    schedule(&mut code);
     // The Java evaluates arguments 0 and 1; 5 is ours.
     for arg in [0, 1, 5] {
         assert_evaluates(&code, arg, 2);
@@ -433,8 +460,9 @@ if (arg) {
 }
 return i;
 ";
-    let code = parse_iterated(src);
+    let mut code = parse_opto(src);
     assert_eq!(code.print(), "return Phi(Region,.f,0);");
+    schedule(&mut code);
     // Not in the Java test: `v.f` is `arg` unless `v` became `t` (0).
     for (arg, expected) in [(-1, -1), (0, 0), (1, 0), (2, 0)] {
         assert_evaluates(&code, arg, expected);
@@ -457,12 +485,13 @@ return v0;
 
 #[test]
 fn test_anti_deps3() {
-    let code = parse_iterated(ANTI_DEPS3);
+    let mut code = parse_opto(ANTI_DEPS3);
     assert_eq!(code.print(), "return S;");
+    schedule(&mut code);
     // Not in the Java test: with a `v1` the field is copied from it (0).
     // (`arg == 0`, the path that stores 2, is in `test_anti_deps3_null_path`.)
     for arg in [-1, 1, 2] {
-        assert_outcome(&code, arg, &obj_s(0));
+        assert_shows(&code, arg, &obj_s(0));
     }
 }
 
@@ -473,8 +502,8 @@ fn test_anti_deps3_null_path() {
     // (its anti-dependence on the store of 2 lifts it to the block that
     // ends in the check), and its evaluator then fails on this argument;
     // whatever runs the schedule must still return the object with 2.
-    let code = parse_iterated(ANTI_DEPS3);
-    assert_outcome(&code, 0, &obj_s(2));
+    let code = compile(ANTI_DEPS3);
+    assert_shows(&code, 0, &obj_s(2));
 }
 
 #[test]
@@ -489,8 +518,9 @@ if (arg+1) arg= 0;
 while (arg) v.f = 2;
 return i;
 ";
-    let code = parse_iterated(src);
+    let mut code = parse_opto(src);
     assert_eq!(code.print(), "return arg;");
+    schedule(&mut code);
     // Not in the Java test: the load comes before the stores of the loop;
     // with `arg == -1` the loop never ends.
     for arg in [-2, 0, 1, 5] {
@@ -513,12 +543,13 @@ return v;
 
 #[test]
 fn test_anti_deps5() {
-    let code = parse_iterated(ANTI_DEPS5);
+    let mut code = parse_opto(ANTI_DEPS5);
     assert_eq!(code.print(), "return S;");
+    schedule(&mut code);
     // Not in the Java test: the inner loop counts `arg` down to -1, which
     // breaks out before any store; below -1 it never ends.
     for arg in [-1, 0, 1, 5] {
-        assert_outcome(&code, arg, &obj_s(0));
+        assert_shows(&code, arg, &obj_s(0));
     }
     assert_outcome(&code, -2, &Outcome::Timeout);
 }
@@ -533,12 +564,11 @@ while( -arg )
 while(1)
   arg = arg+ptr.v;
 ";
-    let code = parse_iterated(src);
-    assert_eq!(code.print(), "Stop[ return 0; return 0; ]");
-    // The two `return 0;` are the exits that global code motion gives the
-    // loops: the infinite one, and (Simple's chapter 12 test for an exit)
-    // the first loop, whose way out leads straight into the second. Not in
-    // the Java test: no run ever gets there.
+    let mut code = parse_opto(src);
+    // The program falls off no end: the second loop never exits.
+    assert_eq!(code.print(), "return Top;");
+    schedule(&mut code);
+    // Not in the Java test: no run ever gets there.
     for arg in [-1, 0, 1] {
         assert_outcome(&code, arg, &Outcome::Timeout);
     }
@@ -557,9 +587,10 @@ while (arg) {
 }
 return i;
 ";
-    let code = parse_iterated(src);
+    let mut code = parse_opto(src);
     // Chapter 15: the load looks past the store into the new `t`.
     assert_eq!(code.print(), "return 0;");
+    schedule(&mut code);
     // Not in the Java test: the load comes before the stores of the loop.
     for arg in [0, 1, 5] {
         assert_evaluates(&code, arg, 0);
@@ -581,8 +612,9 @@ while(arg) {
 }
 return arg;
 ";
-    let code = parse_iterated(src);
+    let mut code = parse_opto(src);
     assert_eq!(code.print(), "return 0;");
+    schedule(&mut code);
     // Not in the Java test: the load of an iteration comes before its
     // store of 2.
     for arg in [-2, 0, 1, 2, 5] {
@@ -603,11 +635,12 @@ if (arg) {
 }
 return v;
 ";
-    let code = parse_iterated(src);
+    let mut code = parse_opto(src);
     assert_eq!(code.print(), "return S;");
+    schedule(&mut code);
     // Not in the Java test: `t.f` is 0, and so is `v.f` in the end.
     for arg in [0, 1] {
-        assert_outcome(&code, arg, &obj_s(0));
+        assert_shows(&code, arg, &obj_s(0));
     }
 }
 
@@ -627,13 +660,14 @@ return v;
 ";
     // The Java test asserts nothing (its expected string is commented
     // out): the program must compile and schedule.
-    let code = parse_iterated(src);
+    let mut code = parse_opto(src);
     // Not in the Java test: what the Java prints for it, and the values of
     // its evaluator. `v.f` is set to `arg/3` when the countdown passes 5.
     assert_eq!(code.print(), "return S;");
+    schedule(&mut code);
     assert!(code.ir().starts_with("START:"), "{}", code.ir());
     for (arg, f) in [(-1, 0), (0, 0), (4, 0), (5, 1), (6, 2), (10, 3), (100, 33)] {
-        assert_outcome(&code, arg, &obj_s(f));
+        assert_shows(&code, arg, &obj_s(f));
     }
 }
 
@@ -646,8 +680,9 @@ if( arg==0 ) s.f = 1;
 else if (arg == 1) s.f = 1;
 return s.f;
 ";
-    let code = parse_iterated(src);
+    let mut code = parse_opto(src);
     assert_eq!(code.print(), "return Phi(Region,1,Phi(Region,1,0));");
+    schedule(&mut code);
     assert_evaluates(&code, 0, 1);
     assert_evaluates(&code, 1, 1);
     assert_evaluates(&code, 2, 0);
@@ -669,10 +704,10 @@ return 0;
 // test class, and again in chapter 16's copy of it with narrow types.
 #[test]
 fn test_schedule_use() {
-    let code = parse_iterated(SCHEDULE_USE);
-    // The explicit `return 0;` is dead: this is the exit that global code
-    // motion gives the infinite loop.
-    assert_eq!(code.print(), "return 0;");
+    let mut code = parse_opto(SCHEDULE_USE);
+    // The explicit `return 0;` is dead: nothing returns.
+    assert_eq!(code.print(), "return Top;");
+    schedule(&mut code);
     // Not in the Java test: no run ever gets there.
     for arg in [0, 1] {
         assert_outcome(&code, arg, &Outcome::Timeout);
@@ -689,11 +724,13 @@ u32 v0=0;
         v1=1>>>v0!=0;
         v0=v1/0;
     }
+    return v1;
 }
 ";
-    let code = parse_iterated(src);
-    // The implicit `return 0;` at the end of the program.
+    let mut code = parse_opto(src);
+    // `v1` is 0 when the loop is left.
     assert_eq!(code.print(), "return 0;");
+    schedule(&mut code);
     // Not in the Java test.
     for arg in [0, 1] {
         assert_evaluates(&code, arg, 0);
@@ -710,7 +747,7 @@ fn test_listing_schedule_use() {
     // Not in the Java test: our scheduled listing of testScheduleUse:
     // `v1*0` is 0 since chapter 16, so the `if` folds, and the infinite
     // loop gets its Never exit.
-    let code = parse_iterated(SCHEDULE_USE);
+    let code = compile(SCHEDULE_USE);
     let expected = [
         "START:                            [[   ]]  ",
         "   4 #0         2                 [[  ____   44   47  ]]  0",
@@ -744,7 +781,7 @@ fn test_listing_anti_deps5() {
     // `int f;` declares), with projections for the new slice (14,
     // `MEM#2:0`) and the pointer (15, `S`). A Store has the field's offset
     // as its last input (4 again).
-    let code = parse_iterated(ANTI_DEPS5);
+    let code = compile(ANTI_DEPS5);
     let expected = [
         "START:                            [[   ]]  ",
         "   9 arg        2                 [[    29       ]]  int",
@@ -796,7 +833,7 @@ fn test_lazy_memory_unstored_classes_stay_whole() {
     // B is declared but never made: its classes 3 and 4 are never split
     // off `$mem` (node 8), so the Return's ALLMEM lists class 2 only: the
     // Store into the slice that `new A` set to its initial 0.
-    let code = parse_iterated(
+    let code = compile(
         "struct A { int x; };\nstruct B { int y; int z; };\nA !a = new A;\na.x = arg;\nreturn a;\n",
     );
     let expected = [
@@ -819,11 +856,7 @@ fn test_lazy_memory_unstored_classes_stay_whole() {
         "",
     ];
     assert_eq!(listing(&code), expected);
-    let obj = Outcome::Value(Value::Obj {
-        name: "A".into(),
-        fields: vec![("x".into(), Value::Int(7))],
-    });
-    assert_outcome(&code, 7, &obj);
+    assert_shows(&code, 7, "A{x=7}");
 }
 
 #[test]
@@ -833,7 +866,7 @@ fn test_lazy_memory_phis_only_where_stored() {
     // (55, 74). The loop reads b.y, which made a class 3 Phi at the head
     // while the body was parsed; it was useless and is gone, and b.y is
     // the 0 `new B` took (B's slice 20 is used only by the ALLMEM).
-    let code = parse_iterated(
+    let code = compile(
         "struct A { int x; };\nstruct B { int y; };\nA !a = new A;\nB !b = new B;\nint !i = 0;\n\
          while (i < arg) { i = i + 1; if (i == 3) a.x = a.x + b.y + i; }\nreturn a.x;\n",
     );

@@ -1,13 +1,12 @@
-//! Port of Simple's chapter 17 `Chapter12Test.java`: floats.
+//! Port of Simple's chapter 18 `Chapter12Test.java`: floats.
 //!
-//! The Java parses (`parse()`), optimizes and schedules
-//! (`iterate(false)`; the flag only asks for a picture), compares the
-//! printed program and runs its test evaluator (`Evaluator.evaluate(stop,
-//! arg)`, a budget of 1000 loop trips). Here both of our evaluators must
-//! give the expected value: `eval`, which walks the graph, and
-//! `eval_scheduled`, which runs the schedule. A float is compared as the
-//! double it is (`Value::Float(3.0)` for Java's `3.0`), an int as the
-//! integer (`Value::Int(0)` for Java's `0L`).
+//! The Java parses and optimizes (`code.parse().opto()`), compares the
+//! printed program (a constant an f32 holds exactly prints with an `f`:
+//! `2.0f`) and runs its evaluator (`Eval2.eval(code, arg)`, a budget of
+//! 1000 loop trips), which shows the value as text. Here both of our
+//! evaluators must show the same text: `eval`, which walks the graph, and
+//! `eval_scheduled`, which runs the schedule. Our own tests compare floats
+//! as the doubles they are (`Value::Float(-0.0)` is not `0.0`).
 //!
 //! The tests after the four ports are not in the Java: they pin down the
 //! language of this chapter (literals, widening, errors, fields), the
@@ -25,15 +24,48 @@ use pretty_assertions::assert_eq;
 /// The budget of Java's `Evaluator.evaluate(stop, arg)`.
 const LOOPS: usize = 1000;
 
-/// Parses `src` with peepholes, then optimizes to a fixed point and
-/// schedules (Java: `parser.parse(false).iterate(false)`).
-fn parse_iterated(src: &str) -> CodeGen {
+/// Parses `src` with peepholes, then optimizes to a fixed point (Java:
+/// `code.parse().opto()`); the printed program is compared at this point.
+fn parse_opto(src: &str) -> CodeGen {
+    let mut code = CodeGen::new(src);
+    code.parse().unwrap().opto().unwrap();
+    code
+}
+
+/// The phases after `opto` that running the program needs (Java's
+/// `Eval2.eval` runs them itself).
+fn schedule(code: &mut CodeGen) {
+    code.type_check()
+        .and_then(|c| c.gcm())
+        .and_then(|c| c.local_sched())
+        .unwrap();
+}
+
+/// All the phases: parse, optimize, type check, global and local
+/// scheduling.
+fn compile(src: &str) -> CodeGen {
     let mut code = CodeGen::new(src);
     code.parse().unwrap().iterate().unwrap();
     code
 }
 
-/// Both evaluators, run with `arg`, return `expected`.
+/// Both evaluators, run with `arg`, return a value shown as `expected`
+/// (Java: `assertEquals(expected, Eval2.eval(code, arg))`).
+#[track_caller]
+fn assert_shows(code: &CodeGen, arg: i64, expected: &str) {
+    for (how, outcome) in [
+        ("eval", code.eval(arg, LOOPS)),
+        ("eval_scheduled", code.eval_scheduled(arg, LOOPS)),
+    ] {
+        let Outcome::Value(v) = outcome else {
+            panic!("{how}, arg {arg}: {outcome:?}");
+        };
+        assert_eq!(v.to_string(), expected, "{how}, arg {arg}");
+    }
+}
+
+/// Both evaluators, run with `arg`, return `expected`: compared as values,
+/// so that `-0.0` is not `0.0` (for our own tests).
 #[track_caller]
 fn assert_returns(code: &CodeGen, arg: i64, expected: Value) {
     let expected = Outcome::Value(expected);
@@ -57,16 +89,18 @@ fn error(src: &str) -> (String, (usize, usize)) {
 
 #[test]
 fn test_jig() {
-    let code = parse_iterated("return 3.14;\n");
+    let mut code = parse_opto("return 3.14;\n");
     assert_eq!(code.print(), "return 3.14;");
-    assert_returns(&code, 0, Value::Float(3.14));
+    schedule(&mut code);
+    assert_shows(&code, 0, "3.14");
 }
 
 #[test]
 fn test_float() {
-    let code = parse_iterated("return 3.14;\n");
+    let mut code = parse_opto("return 3.14;\n");
     assert_eq!(code.print(), "return 3.14;");
-    assert_returns(&code, 0, Value::Float(3.14));
+    schedule(&mut code);
+    assert_shows(&code, 0, "3.14");
 }
 
 const SQUARE_ROOT: &str = "\
@@ -81,20 +115,22 @@ return guess;
 
 #[test]
 fn test_square_root() {
-    let code = parse_iterated(SQUARE_ROOT);
+    let mut code = parse_opto(SQUARE_ROOT);
     assert_eq!(
         code.print(),
-        "return Phi(Loop,(flt)arg,(((ToFloat/Phi_guess)+Phi_guess)/2.0));"
+        "return Phi(Loop,(flt)arg,(((ToFloat/Phi_guess)+Phi_guess)/2.0f));"
     );
-    assert_returns(&code, 9, Value::Float(3.0));
-    assert_returns(&code, 2, Value::Float(1.414213562373095));
+    schedule(&mut code);
+    assert_shows(&code, 9, "3.0");
+    assert_shows(&code, 2, "1.414213562373095");
 }
 
 #[test]
 fn test_fp_ops() {
-    let code = parse_iterated("flt x = arg;\nreturn x+1==x;\n");
-    assert_eq!(code.print(), "return ((flt)arg==(ToFloat+1.0));");
-    assert_returns(&code, 1, Value::Int(0));
+    let mut code = parse_opto("flt x = arg;\nreturn x+1==x;\n");
+    assert_eq!(code.print(), "return ((flt)arg==(ToFloat+1.0f));");
+    schedule(&mut code);
+    assert_shows(&code, 1, "0");
 }
 
 // ---------------------------------------------------------------------------
@@ -104,7 +140,7 @@ fn test_fp_ops() {
 fn test_square_root_listing() {
     // The scheduled listing of `testSquareRoot`: the conversion of `arg`
     // and the constant 2.0 are computed once, before the loop.
-    let code = parse_iterated(SQUARE_ROOT);
+    let code = compile(SQUARE_ROOT);
     let expected = "\
 START:                            [[   ]]  
    9 arg        2                 [[    10       ]]  int
@@ -141,13 +177,14 @@ L3:                               [[  L37        ]]
 
 #[test]
 fn test_harmonic_sum() {
-    let code = parse_iterated(
+    let mut code = parse_opto(
         "flt sum = 0;\nint i = 1;\nwhile (i <= arg) {\n    sum = sum + 1.0/i;\n    i = i + 1;\n}\nreturn sum;\n",
     );
     assert_eq!(
         code.print(),
-        "return Phi(Loop,0.0,(Phi_sum+(1.0/(flt)Phi(Loop,1,(Phi_i+1)))));"
+        "return Phi(Loop,0.0f,(Phi_sum+(1.0f/(flt)Phi(Loop,1,(Phi_i+1)))));"
     );
+    schedule(&mut code);
     assert_returns(&code, 0, Value::Float(0.0));
     assert_returns(&code, 2, Value::Float(1.5));
     assert_returns(&code, 10, Value::Float(2.9289682539682538));
@@ -156,32 +193,32 @@ fn test_harmonic_sum() {
 #[test]
 fn test_float_literals() {
     for (src, printed) in [
-        ("return 0.5;", "return 0.5;"),
-        ("return 18.0;", "return 18.0;"),
-        ("return 2.;", "return 2.0;"),
-        ("return 1e10;", "return 1.0E10;"),
-        ("return 1.5e3;", "return 1500.0;"),
-        ("return 1.e3;", "return 1000.0;"),
+        ("return 0.5;", "return 0.5f;"),
+        ("return 18.0;", "return 18.0f;"),
+        ("return 2.;", "return 2.0f;"),
+        ("return 1e10;", "return 1.0E10f;"),
+        ("return 1.5e3;", "return 1500.0f;"),
+        ("return 1.e3;", "return 1000.0f;"),
         ("return 12345678.9;", "return 1.23456789E7;"),
         ("return 0.001;", "return 0.001;"),
         ("return 0.0001;", "return 1.0E-4;"),
         // A leading zero is fine in a float; only ints refuse it.
-        ("return 01.5;", "return 1.5;"),
-        ("return 1e400;", "return Infinity;"),
+        ("return 01.5;", "return 1.5f;"),
+        ("return 1e400;", "return Infinityf;"),
         (
             "return 1e-400;",
             "Syntax error: malformed float literal: 1e",
         ),
-        ("return 0.0;", "return 0.0;"),
-        ("return -0.0;", "return -0.0;"),
+        ("return 0.0;", "return 0.0f;"),
+        ("return -0.0;", "return -0.0f;"),
         ("return 0.1+0.2;", "return 0.30000000000000004;"),
         ("return 1.0/100000;", "return 1.0E-5;"),
-        ("return 1/0.0;", "return Infinity;"),
-        ("return -1/0.0;", "return -Infinity;"),
+        ("return 1/0.0;", "return Infinityf;"),
+        ("return -1/0.0;", "return -Infinityf;"),
         ("return 0.0/0.0;", "return NaN;"),
         (
             "return 9223372036854775807 + 0.0;",
-            "return 9.223372036854776E18;",
+            "return 9.223372036854776E18f;",
         ),
     ] {
         let mut code = CodeGen::new(src);
@@ -224,28 +261,31 @@ fn test_malformed_float_literals() {
 fn test_widening() {
     // Simple's README: ints widen to floats in a float expression, and so
     // do booleans (which are ints).
-    let code = parse_iterated("flt f = 0.5;\nint x = 2;\nf = f+x;\nf = f+true;\nreturn f;\n");
-    assert_eq!(code.print(), "return 3.5;");
-    let code = parse_iterated("flt f = arg; int i = arg; return f*i + i;");
+    let code = parse_opto("flt f = 0.5;\nint x = 2;\nf = f+x;\nf = f+true;\nreturn f;\n");
+    assert_eq!(code.print(), "return 3.5f;");
+    let mut code = parse_opto("flt f = arg; int i = arg; return f*i + i;");
     assert_eq!(code.print(), "return (((flt)arg*ToFloat)+ToFloat);");
+    schedule(&mut code);
     assert_returns(&code, 3, Value::Float(12.0));
     // An int given to a flt variable is converted where it is given.
-    let code = parse_iterated("flt f = 1; f = arg; return f;");
+    let code = parse_opto("flt f = 1; f = arg; return f;");
     assert_eq!(code.print(), "return (flt)arg;");
     // A declaration without a value is 0.0.
-    assert_eq!(parse_iterated("flt f; return f;").print(), "return 0.0;");
+    assert_eq!(parse_opto("flt f; return f;").print(), "return 0.0f;");
     // Mixed comparisons compare floats; `!=` is `!(==)`.
-    let code = parse_iterated("return arg < 2.5;");
-    assert_eq!(code.print(), "return ((flt)arg<2.5);");
+    let mut code = parse_opto("return arg < 2.5;");
+    assert_eq!(code.print(), "return ((flt)arg<2.5f);");
+    schedule(&mut code);
     assert_returns(&code, 2, Value::Int(1));
     assert_returns(&code, 3, Value::Int(0));
-    let code = parse_iterated("return arg >= 2.5;");
-    assert_eq!(code.print(), "return (2.5<=(flt)arg);");
-    let code = parse_iterated("return arg != 2.0;");
-    assert_eq!(code.print(), "return (!((flt)arg==2.0));");
+    let code = parse_opto("return arg >= 2.5;");
+    assert_eq!(code.print(), "return (2.5f<=(flt)arg);");
+    let mut code = parse_opto("return arg != 2.0;");
+    assert_eq!(code.print(), "return (!((flt)arg==2.0f));");
+    schedule(&mut code);
     assert_returns(&code, 2, Value::Int(0));
     // Large ints round to the nearest double.
-    let code = parse_iterated("return arg + 0.0;");
+    let code = compile("return arg + 0.0;");
     assert_returns(&code, (1 << 53) + 1, Value::Float(9007199254740992.0));
 }
 
@@ -289,28 +329,16 @@ while (p.n < 10) {
 }
 return p;
 ";
-    let code = parse_iterated(src);
+    let mut code = parse_opto(src);
     assert_eq!(code.print(), "return Point;");
-    let point = |x: f64, y: f64| Value::Obj {
-        name: "Point".into(),
-        fields: vec![
-            ("x".into(), Value::Float(x)),
-            ("y".into(), Value::Float(y)),
-            ("n".into(), Value::Int(10)),
-        ],
-    };
-    assert_returns(&code, 1, point(2.0009765625, 1.0));
-    assert_returns(&code, 0, point(0.0029296875, 0.0));
+    schedule(&mut code);
+    assert_shows(&code, 1, "Point{x=2.0009765625,y=1.0,n=10}");
+    assert_shows(&code, 0, "Point{x=0.0029296875,y=0.0,n=10}");
     // A new object's flt field holds 0.0 (Simple stores the int 0).
-    let code = parse_iterated("struct S { flt f; }; return new S;");
-    let fresh = Value::Obj {
-        name: "S".into(),
-        fields: vec![("f".into(), Value::Float(0.0))],
-    };
-    assert_returns(&code, 0, fresh.clone());
-    assert_eq!(fresh.to_string(), "Obj<S>{f=0.0}");
-    let code = parse_iterated("struct S { flt f; }; S !s = new S; return s.f;");
-    assert_eq!(code.print(), "return 0.0;");
+    let code = compile("struct S { flt f; }; return new S;");
+    assert_shows(&code, 0, "S{f=0.0}");
+    let code = parse_opto("struct S { flt f; }; S !s = new S; return s.f;");
+    assert_eq!(code.print(), "return 0.0f;");
     // A float does not go into an int field: since chapter 13 the store
     // is checked once the program is optimized, as in Simple.
     assert_eq!(
@@ -336,8 +364,8 @@ fn test_store_into_a_flt_field_in_dead_code() {
     // the field `~flt`; the store is checked against the field as
     // declared. (Found by `simple fuzz`.)
     let src = "struct S { flt f; };\nS !p = new S;\nif (1) {\n} else {\n    if (arg) p = new S;\n    p.f = 3.0;\n}\nreturn p.f;\n";
-    let code = parse_iterated(src);
-    assert_eq!(code.print(), "return 0.0;");
+    let code = parse_opto(src);
+    assert_eq!(code.print(), "return 0.0f;");
     let mut raw = CodeGen::new(src).without_peepholes();
     raw.parse().unwrap();
     assert_eq!(raw.eval(1, LOOPS), Outcome::Value(Value::Float(0.0)));
@@ -346,12 +374,14 @@ fn test_store_into_a_flt_field_in_dead_code() {
 #[test]
 fn test_float_truth() {
     // A float is false only when it is zero, either zero.
-    let code = parse_iterated("flt x = arg; if (x) return 1; return 2;");
-    assert_eq!(code.print(), "Stop[ return 1; return 2; ]");
+    let mut code = parse_opto("flt x = arg; if (x) return 1; return 2;");
+    assert_eq!(code.print(), "return Phi(Region,1,2);");
+    schedule(&mut code);
     assert_returns(&code, 0, Value::Int(2));
     assert_returns(&code, 3, Value::Int(1));
-    let code = parse_iterated("flt x = arg; return !(x*0.5);");
-    assert_eq!(code.print(), "return (!((flt)arg*0.5));");
+    let mut code = parse_opto("flt x = arg; return !(x*0.5);");
+    assert_eq!(code.print(), "return (!((flt)arg*0.5f));");
+    schedule(&mut code);
     assert_returns(&code, 1, Value::Int(0));
     assert_returns(&code, 0, Value::Int(1));
     for (src, printed) in [
@@ -361,7 +391,7 @@ fn test_float_truth() {
         ("return !0.5;", "return 0;"),
         ("return !-0.0;", "return 1;"),
     ] {
-        assert_eq!(parse_iterated(src).print(), printed, "{src}");
+        assert_eq!(parse_opto(src).print(), printed, "{src}");
     }
 }
 
@@ -370,7 +400,7 @@ fn test_float_peepholes() {
     for (src, printed) in [
         // Constants go right, and `x*1.0`, `x/1.0`, `x-0.0`, `x+(-0.0)`
         // and `-(-x)` are `x`.
-        ("flt x = arg; return 2*x;", "return ((flt)arg*2.0);"),
+        ("flt x = arg; return 2*x;", "return ((flt)arg*2.0f);"),
         ("flt x = arg; return x*1;", "return (flt)arg;"),
         ("flt x = arg; return 1.0*x;", "return (flt)arg;"),
         ("flt x = arg; return x/1;", "return (flt)arg;"),
@@ -379,10 +409,16 @@ fn test_float_peepholes() {
         // (Chapter 17: `--x` decrements `x`; `- -x` is the double minus.)
         ("flt x = arg; return - -x;", "return (flt)arg;"),
         // Float arithmetic is not associative: no folding across.
-        ("flt x = arg; return x*2*3;", "return (((flt)arg*2.0)*3.0);"),
-        ("flt x = arg; return x+1+2;", "return (((flt)arg+1.0)+2.0);"),
+        (
+            "flt x = arg; return x*2*3;",
+            "return (((flt)arg*2.0f)*3.0f);",
+        ),
+        (
+            "flt x = arg; return x+1+2;",
+            "return (((flt)arg+1.0f)+2.0f);",
+        ),
         // Equality puts its constant right.
-        ("flt x = arg; return 1.5==x;", "return ((flt)arg==1.5);"),
+        ("flt x = arg; return 1.5==x;", "return ((flt)arg==1.5f);"),
         ("flt x = arg; x = x*0.5; return x<x;", "return 0;"),
         // An int converted is never -0.0 nor NaN: adding 0.0 changes
         // nothing, and it equals itself.
@@ -391,7 +427,7 @@ fn test_float_peepholes() {
         ("flt x = arg; return x==arg;", "return 1;"),
         ("flt x = arg; return x<=x;", "return 1;"),
     ] {
-        assert_eq!(parse_iterated(src).print(), printed, "{src}");
+        assert_eq!(parse_opto(src).print(), printed, "{src}");
     }
 }
 
@@ -400,11 +436,12 @@ fn test_float_peepholes() {
 #[test]
 fn test_adding_zero_keeps_the_sign_of_zero() {
     // `x+0.0` is 0.0, not x, for x = -0.0.
-    let code = parse_iterated("flt x = arg; x = x * -0.0; return x + 0.0;");
-    assert_eq!(code.print(), "return (((flt)arg*-0.0)+0.0);");
+    let mut code = parse_opto("flt x = arg; x = x * -0.0; return x + 0.0;");
+    assert_eq!(code.print(), "return (((flt)arg*-0.0f)+0.0f);");
+    schedule(&mut code);
     assert_returns(&code, 1, Value::Float(0.0));
     // `x-(-0.0)` is `x+0.0`.
-    let code = parse_iterated("flt x = arg; x = x * -0.0; return x - -0.0;");
+    let code = compile("flt x = arg; x = x * -0.0; return x - -0.0;");
     assert_returns(&code, 1, Value::Float(0.0));
 }
 
@@ -412,12 +449,12 @@ fn test_adding_zero_keeps_the_sign_of_zero() {
 fn test_nan_is_not_equal_to_itself() {
     // `x==x` and `x<=x` are false for NaN.
     let nan = "flt x = arg; x = x / 0.0 * 0.0;";
-    let code = parse_iterated(&format!("{nan} return x == x;"));
+    let code = compile(&format!("{nan} return x == x;"));
     assert_returns(&code, 1, Value::Int(0));
     assert_returns(&code, 0, Value::Int(0));
-    let code = parse_iterated(&format!("{nan} return x <= x;"));
+    let code = compile(&format!("{nan} return x <= x;"));
     assert_returns(&code, 1, Value::Int(0));
-    let code = parse_iterated(&format!("{nan} return x != x;"));
+    let code = compile(&format!("{nan} return x != x;"));
     assert_returns(&code, 1, Value::Int(1));
 }
 
@@ -425,9 +462,9 @@ fn test_nan_is_not_equal_to_itself() {
 fn test_a_false_float_is_either_zero() {
     // On the false arm of `if (x)`, x is 0.0 or -0.0: a phi of x and 0.0
     // is not x, and `!x` does not make x the constant 0.0.
-    let code = parse_iterated("flt x = arg; x = x * -0.0; flt r = 0.0; if (x) r = x; return r;");
+    let code = compile("flt x = arg; x = x * -0.0; flt r = 0.0; if (x) r = x; return r;");
     assert_returns(&code, 1, Value::Float(0.0));
-    let code = parse_iterated("flt x = arg; x = x * -0.0; if (!x) return x; return 1.0;");
+    let code = compile("flt x = arg; x = x * -0.0; if (!x) return x; return 1.0;");
     assert_returns(&code, 1, Value::Float(-0.0));
     assert_returns(&code, -1, Value::Float(0.0));
 }
@@ -436,23 +473,26 @@ fn test_a_false_float_is_either_zero() {
 fn test_float_comparison_folds_into_a_phi_of_constants() {
     // Chapter 14, as Simple's, no longer pushes a comparison into a phi of
     // constants: the comparison stays.
-    let code = parse_iterated("flt f = 1.5; if (arg) f = 2.5; return f < 2;");
-    assert_eq!(code.print(), "return (Phi(Region,2.5,1.5)<2.0);");
+    let mut code = parse_opto("flt f = 1.5; if (arg) f = 2.5; return f < 2;");
+    assert_eq!(code.print(), "return (Phi(Region,2.5f,1.5f)<2.0f);");
+    schedule(&mut code);
     assert_returns(&code, 0, Value::Int(1));
     assert_returns(&code, 1, Value::Int(0));
-    let code = parse_iterated("flt f = 1.5; if (arg) f = 2.5; int b = f < 2; return b;");
-    assert_eq!(code.print(), "return (Phi(Region,2.5,1.5)<2.0);");
+    let mut code = parse_opto("flt f = 1.5; if (arg) f = 2.5; int b = f < 2; return b;");
+    assert_eq!(code.print(), "return (Phi(Region,2.5f,1.5f)<2.0f);");
+    schedule(&mut code);
     assert_returns(&code, 1, Value::Int(0));
 }
 
 #[test]
 fn test_phi_pulls_float_operators_down() {
     // Phi(a*2.0, b*2.0) is Phi(a,b)*2.0, as for ints.
-    let code = parse_iterated("flt a = arg; flt r; if (arg) r = a*2; else r = (a+1)*2; return r;");
+    let mut code = parse_opto("flt a = arg; flt r; if (arg) r = a*2; else r = (a+1)*2; return r;");
     assert_eq!(
         code.print(),
-        "return (Phi(Region,(flt)arg,(ToFloat+1.0))*2.0);"
+        "return (Phi(Region,(flt)arg,(ToFloat+1.0f))*2.0f);"
     );
+    schedule(&mut code);
     assert_returns(&code, 0, Value::Float(2.0));
     assert_returns(&code, 3, Value::Float(6.0));
 }
@@ -481,14 +521,15 @@ fn test_printing_doubles() {
 
 #[test]
 fn test_graph_of_floats() {
-    let code = parse_iterated("flt x = arg; return -x/2;");
-    assert_eq!(code.print(), "return ((-(flt)arg)/2.0);");
+    let mut code = parse_opto("flt x = arg; return -x/2;");
+    assert_eq!(code.print(), "return ((-(flt)arg)/2.0f);");
+    schedule(&mut code);
     let dot = code.dot();
     for label in [
         "label=\"(flt)\"",
         "label=\"-\"",
         "label=\"/\"",
-        "label=\"#2.0\"",
+        "label=\"#2.0f\"",
     ] {
         assert!(dot.contains(label), "{label} in {dot}");
     }

@@ -1,21 +1,22 @@
-//! Port of Simple's chapter 17 `SchedulerTest.java`: programs with memory,
+//! Port of Simple's chapter 18 `SchedulerTest.java`: programs with memory,
 //! run by the evaluator.
 
 use chapter18::eval::Value;
 use chapter18::{CodeGen, Outcome};
 use pretty_assertions::assert_eq;
 
-/// Parses `src` with peepholes, then optimizes to a fixed point (Java:
-/// `parser.parse().iterate()`).
+/// Parses `src` with peepholes and optimizes (Java: `code.parse().opto()`),
+/// then runs the phases after (type check, global and local scheduling)
+/// that the run of the schedule needs.
 fn parse_iterated(src: &str) -> CodeGen {
     let mut code = CodeGen::new(src);
     code.parse().unwrap().iterate().unwrap();
     code
 }
 
-/// Java's `Evaluator.evaluate`, for a program that went through
-/// `iterate()`: both of our evaluators (the graph walk and the run of the
-/// schedule that `iterate()` computed) must give the same outcome.
+/// Java's `Evaluator.evaluate` (the chapter's old evaluator, still used by
+/// this test class): both of our evaluators (the graph walk and the run of
+/// the schedule) must give the same outcome.
 fn eval(code: &CodeGen, arg: i64, loops: usize) -> Outcome {
     let outcome = code.eval(arg, loops);
     assert_eq!(
@@ -42,24 +43,7 @@ fn assert_obj(outcome: Outcome, name: &str, fields: &[Value]) {
     }
 }
 
-#[test]
-fn test_jig() {
-    // Java marks this test `@Ignore` (a scratch pad), but it asserts a
-    // value: the program parsed without peepholes and not iterated.
-    let src = "\
-struct S {
-    int f;
-};
-S v=new S;
-v.f = 2;
-int i=v.f;
-if (arg) v.f=1;
-return i;
-";
-    let mut code = CodeGen::new(src).without_peepholes();
-    code.parse().unwrap();
-    assert_eq!(code.eval(1, 10), Outcome::Value(Value::Int(2)));
-}
+// testJig is @Ignore'd in Java (a scratch pad).
 
 #[test]
 fn test_store_in_if() {
