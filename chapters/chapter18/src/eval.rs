@@ -58,7 +58,7 @@ use crate::node::{
     NodeKind,
 };
 use crate::types::{Type, TypeId};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::rc::Rc;
@@ -177,25 +177,45 @@ impl PartialEq for Value {
 impl Eq for Value {}
 
 impl fmt::Display for Value {
-    /// Simple's chapter 15 form, all on one line; a returned `[u8]` is its
-    /// characters, raw.
+    /// Simple's chapter 18 form (its `Eval2`), all on one line: `S{a=0,p=null}`,
+    /// an array as its element type and elements, `int[ 1,2,3]`, an array
+    /// of `u8` as its characters, a function as its type, `{ sq}`; an
+    /// object met again is `$cyclic`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Value::Array { name, elems } = self {
-            if name == "[u8]" {
+        match self {
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Float(v) => f.write_str(&crate::double::format(*v)),
+            Value::Null => f.write_str("null"),
+            Value::Fun(t) => f.write_str(t),
+            Value::Ref(_) => f.write_str("$cyclic"),
+            Value::Omitted { name } => write!(f, "{name}{{...}}"),
+            Value::Obj { name, fields } => {
+                write!(f, "{name}{{")?;
+                for (i, (field, value)) in fields.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{field}={value}")?;
+                }
+                f.write_str("}")
+            }
+            Value::Array { name, elems } if name == "u8" => {
                 for e in elems {
                     write!(f, "{}", byte(e) as char)?;
                 }
-                return Ok(());
+                Ok(())
+            }
+            Value::Array { name, elems } => {
+                write!(f, "{name}[ ")?;
+                for (i, e) in elems.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{e}")?;
+                }
+                f.write_str("]")
             }
         }
-        let mut refs = FxHashSet::default();
-        self.refs(&mut refs);
-        let mut p = Numbering {
-            refs,
-            counted: 0,
-            ids: FxHashMap::default(),
-        };
-        p.write(self, f)
     }
 }
 
@@ -204,77 +224,6 @@ fn byte(e: &Value) -> u8 {
     match e {
         Value::Int(v) => *v as u8,
         _ => 0,
-    }
-}
-
-impl Value {
-    /// The objects that are shown again somewhere (by their count).
-    fn refs(&self, out: &mut FxHashSet<usize>) {
-        match self {
-            Value::Ref(k) => {
-                out.insert(*k);
-            }
-            Value::Obj { fields, .. } => fields.iter().for_each(|(_, v)| v.refs(out)),
-            Value::Array { elems, .. } => elems.iter().for_each(|v| v.refs(out)),
-            _ => {}
-        }
-    }
-}
-
-/// Printing state: the objects shown again get a number (from 1) where
-/// they are first shown, `@1`, and are `obj@1` after.
-struct Numbering {
-    refs: FxHashSet<usize>,
-    counted: usize,
-    ids: FxHashMap<usize, usize>,
-}
-
-impl Numbering {
-    /// `Obj<name>`, with `@n` if the object is shown again later.
-    fn head(&mut self, name: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Obj<{name}>")?;
-        let k = self.counted;
-        self.counted += 1;
-        if self.refs.contains(&k) {
-            let id = self.ids.len() + 1;
-            self.ids.insert(k, id);
-            write!(f, "@{id}")?;
-        }
-        Ok(())
-    }
-
-    fn write(&mut self, v: &Value, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match v {
-            Value::Int(v) => write!(f, "{v}"),
-            Value::Float(v) => f.write_str(&crate::double::format(*v)),
-            Value::Null => f.write_str("null"),
-            Value::Fun(t) => f.write_str(t),
-            Value::Ref(k) => write!(f, "obj@{}", self.ids.get(k).copied().unwrap_or(0)),
-            Value::Omitted { name } => write!(f, "Obj<{name}>{{...}}"),
-            Value::Obj { name, fields } => {
-                self.head(name, f)?;
-                f.write_str("{")?;
-                for (i, (field, value)) in fields.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{field}=")?;
-                    self.write(value, f)?;
-                }
-                f.write_str("}")
-            }
-            Value::Array { name, elems } => {
-                self.head(name, f)?;
-                write!(f, "{{#={},[]=[", elems.len())?;
-                for (i, e) in elems.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    self.write(e, f)?;
-                }
-                f.write_str("]}")
-            }
-        }
     }
 }
 
@@ -319,31 +268,68 @@ pub(crate) enum Val {
     Fun(TypeId),
 }
 
-/// The writes made to one memory slice, newest first.
+/// The writes made to memory, newest first. Chapter 18: a state may be
+/// a merge, all of memory with some classes' states of their own (a
+/// MemMerge, which a call takes and gives back), so each write names its
+/// alias class.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Memory(Option<Rc<Write>>);
+pub(crate) enum Memory {
+    #[default]
+    Empty,
+    Write(Rc<Write>),
+    Merge(Rc<Merged>),
+}
 
 #[derive(Debug)]
-struct Write {
+pub(crate) struct Write {
     object: usize,
+    alias: u32,
     /// The element written, for an array's body; 0 for a field.
     slot: i64,
     value: Val,
     older: Memory,
 }
 
+/// All of memory, and the states of the classes split off it.
+#[derive(Debug)]
+pub(crate) struct Merged {
+    all: Memory,
+    slices: Vec<(u32, Memory)>,
+}
+
 impl Memory {
-    /// The newest value written to `object` (to its element `slot`, in an
-    /// array's body).
-    fn read(&self, object: usize, slot: i64) -> Option<&Val> {
-        let mut m = self.0.as_deref();
-        while let Some(w) = m {
-            if w.object == object && w.slot == slot {
-                return Some(&w.value);
+    fn write(object: usize, alias: u32, slot: i64, value: Val, older: Memory) -> Memory {
+        Memory::Write(Rc::new(Write {
+            object,
+            alias,
+            slot,
+            value,
+            older,
+        }))
+    }
+
+    /// The newest value written to field `alias` of `object` (to its
+    /// element `slot`, in an array's body).
+    fn read(&self, object: usize, alias: u32, slot: i64) -> Option<&Val> {
+        let mut m = self;
+        loop {
+            match m {
+                Memory::Empty => return None,
+                Memory::Write(w) => {
+                    if w.object == object && w.alias == alias && w.slot == slot {
+                        return Some(&w.value);
+                    }
+                    m = &w.older;
+                }
+                Memory::Merge(merged) => {
+                    m = merged
+                        .slices
+                        .iter()
+                        .find(|(a, _)| *a == alias)
+                        .map_or(&merged.all, |(_, s)| s);
+                }
             }
-            m = w.older.0.as_deref();
         }
-        None
     }
 }
 
@@ -537,8 +523,8 @@ impl Evaluator<'_> {
                 }
                 NodeKind::CallEnd { .. } => projection(g, c, 0),
                 NodeKind::Return if !self.frames.is_empty() => {
-                    let v = self.value(g.in_(c, 1))?;
-                    let m = self.value(g.in_(c, 2))?;
+                    let v = self.value(g.in_(c, 2))?;
+                    let m = self.value(g.in_(c, 1))?;
                     // The objects the callee made stay where its News
                     // put them: the caller reads them through the memory
                     // and pointers it returned. (A New on a recursive
@@ -584,7 +570,7 @@ impl Evaluator<'_> {
                     // Memory is computed on demand, so a store that nothing
                     // reads would never run: run every store of the final
                     // memory now, so that one out of bounds faults here too.
-                    if let Some(mem) = g.input(c, 2) {
+                    if let Some(mem) = g.input(c, 1) {
                         let slices = match g.kind(mem) {
                             NodeKind::MemMerge => g.inputs(mem)[1..].to_vec(),
                             _ => vec![Some(mem)],
@@ -593,7 +579,7 @@ impl Evaluator<'_> {
                             self.value(slice)?;
                         }
                     }
-                    let v = self.value(g.in_(c, 1))?;
+                    let v = self.value(g.in_(c, 2))?;
                     let shown = &mut Shown::default();
                     return Ok(Outcome::Value(self.snapshot(c, &v, shown)?));
                 }
@@ -758,12 +744,11 @@ impl Evaluator<'_> {
                         let Val::Ptr(object) = self.value_memo(made, memo)? else {
                             unreachable!("a New makes an object")
                         };
-                        Val::Mem(Memory(Some(Rc::new(Write {
-                            object,
-                            slot: 0,
-                            value,
-                            older: memory(older),
-                        }))))
+                        let NodeKind::New { first_alias, .. } = *g.kind(made) else {
+                            unreachable!("a projection of a New")
+                        };
+                        let alias = first_alias + idx as u32 - 2;
+                        Val::Mem(Memory::write(object, alias, 0, value, memory(older)))
                     }
                 }
                 NodeKind::Proj { idx: 2, .. } => Val::Int(self.arg),
@@ -783,7 +768,8 @@ impl Evaluator<'_> {
                         }
                     }
                 }
-                NodeKind::Store { name, .. } => {
+                NodeKind::Store { name, alias, .. } => {
+                    let alias = *alias;
                     let mem = memory(input(1)?);
                     let object = object(input(2)?, name)?;
                     let slot = match element_offset(g, n) {
@@ -791,21 +777,33 @@ impl Evaluator<'_> {
                         None => 0,
                     };
                     let value = input(3)?;
-                    Val::Mem(Memory(Some(Rc::new(Write {
-                        object,
-                        slot,
-                        value,
-                        older: mem,
-                    }))))
+                    Val::Mem(Memory::write(object, alias, slot, value, mem))
                 }
-                NodeKind::Load { name, declared, .. } => {
+                // Chapter 18: all of memory with its split-off classes.
+                NodeKind::MemMerge => {
+                    let all = memory(input(1)?);
+                    let mut slices = Vec::new();
+                    for a in 2..g.n_ins(n) {
+                        if let Some(x) = g.input(n, a) {
+                            slices.push((a as u32, memory(self.value_memo(x, memo)?)));
+                        }
+                    }
+                    Val::Mem(Memory::Merge(Rc::new(Merged { all, slices })))
+                }
+                NodeKind::Load {
+                    name,
+                    declared,
+                    alias,
+                    ..
+                } => {
+                    let alias = *alias;
                     let mem = memory(input(1)?);
                     let object = object(input(2)?, name)?;
                     let slot = match element_offset(g, n) {
                         Some(_) => Some(self.element(n, object, input(3)?)?),
                         None => None,
                     };
-                    match mem.read(object, slot.unwrap_or(0)) {
+                    match mem.read(object, alias, slot.unwrap_or(0)) {
                         Some(v) => v.clone(),
                         // Never written, not even by its New: a zero.
                         None => zero(g, *declared),
@@ -827,6 +825,7 @@ impl Evaluator<'_> {
             Val::Ptr(o) => *o,
             Val::Null => return Ok(Value::Null),
             Val::Float(v) => return Ok(Value::Float(*v)),
+            Val::Fun(t) => return Ok(Value::Fun(self.g.types.to_string(*t))),
             other => return Ok(Value::Int(other.number())),
         };
         let g = self.g;
@@ -842,7 +841,7 @@ impl Evaluator<'_> {
         // The Return's memory of one alias class: a merge of split-off
         // slices, or the whole memory when nothing was split.
         let slice = |alias: u32| {
-            g.input(ret, 2).map(|m| match g.kind(m) {
+            g.input(ret, 1).map(|m| match g.kind(m) {
                 NodeKind::MemMerge => mem_merge_slice(g, m, alias),
                 _ => m,
             })
@@ -855,18 +854,19 @@ impl Evaluator<'_> {
             let elem = g.types.field_type(ty, 1);
             let mut elems = Vec::new();
             for i in 0..len {
-                let v = match body.read(o, i) {
+                let v = match body.read(o, first + 1, i) {
                     Some(v) => v.clone(),
                     None => zero(g, elem),
                 };
                 elems.push(self.snapshot(ret, &v, shown)?);
             }
+            let name = g.types.to_string(elem);
             return Ok(Value::Array { name, elems });
         }
         for idx in 0..g.types.field_count(ty) {
             let alias = first + idx as u32;
             let value = match slice(alias) {
-                Some(m) => match memory(self.value(m)?).read(o, 0) {
+                Some(m) => match memory(self.value(m)?).read(o, alias, 0) {
                     Some(fv) => self.snapshot(ret, &fv.clone(), shown)?,
                     None => self.snapshot(ret, &zero(g, g.types.field_type(ty, idx)), shown)?,
                 },

@@ -150,7 +150,7 @@ impl Machine<'_> {
                         }
                     }
                     NodeKind::Return => {
-                        let v = self.reg(g.in_(succ, 1))?;
+                        let v = self.reg(g.in_(succ, 2))?;
                         let Some(frame) = self.frames.pop() else {
                             let shown = self.snapshot(&v, &mut Shown::default());
                             return Ok(Outcome::Value(shown));
@@ -444,6 +444,7 @@ impl Machine<'_> {
                 }
                 if self.g.types.is_array(obj.ty) {
                     let elems = obj.elems.iter().map(|e| self.snapshot(e, shown)).collect();
+                    let name = self.g.types.to_string(self.g.types.field_type(obj.ty, 1));
                     return Value::Array { name, elems };
                 }
                 let fields = (0..obj.fields.len())

@@ -606,10 +606,58 @@ fn force_exit(g: &mut Graph, s: &mut Schedule, lp: NodeId, stop: NodeId) {
         vec![Some(never)],
     );
     g.set_def(lp, 2, Some(not_taken));
-    let ret = g.add_node(NodeKind::Return, vec![Some(taken), Some(zero)]);
-    g.add_def(stop, Some(ret));
-    // Like Simple, the new nodes stay untyped: no peephole will see them,
-    // and the listing shows no type for them.
+    // Chapter 18: the exit joins the Return of the loop's function, with
+    // nothing (`Top`) for its value and memory.
+    let _ = stop;
+    let mut f = lp;
+    while !matches!(g.kind(f), NodeKind::Fun { .. }) {
+        f = s.idom(g, f).expect("a function's Fun dominates its body");
+    }
+    let ret = crate::node::fun::ret(g, f).expect("a function has its Return");
+    let start = g.start();
+    let top = g.add_node(NodeKind::Constant(crate::types::Types::TOP), vec![Some(start)]);
+    g.set_ty(top, crate::types::Types::TOP);
+    let (ctrl, mem, expr) = (g.in_(ret, 0), g.in_(ret, 1), g.in_(ret, 2));
+    if g.ty(ctrl) == crate::types::Types::XCTRL {
+        g.set_def(ret, 0, Some(taken));
+        g.set_def(ret, 1, Some(top));
+        g.set_def(ret, 2, Some(top));
+        return;
+    }
+    let merged = matches!(g.kind(ctrl), NodeKind::Region)
+        && [mem, expr].iter().all(|&p| {
+            matches!(g.kind(p), NodeKind::Phi { .. }) && g.input(p, 0) == Some(ctrl)
+        });
+    let (ctrl, mem, expr) = if merged {
+        (ctrl, mem, expr)
+    } else {
+        let r = g.add_node(NodeKind::Region, vec![None, Some(ctrl)]);
+        g.set_ty(r, crate::types::Types::CTRL);
+        let phi = |g: &mut Graph, label: &str, declared, v| {
+            let p = g.add_node(
+                NodeKind::Phi {
+                    label: label.into(),
+                    declared,
+                    parm: None,
+                },
+                vec![Some(r), Some(v)],
+            );
+            let t = g.ty(v);
+            g.set_ty(p, t);
+            p
+        };
+        let m = phi(g, "$mem", crate::types::Types::MEM_BOT, mem);
+        let e = phi(g, "", crate::types::Types::BOTTOM, expr);
+        (r, m, e)
+    };
+    g.add_def(ctrl, Some(taken));
+    g.add_def(mem, Some(top));
+    g.add_def(expr, Some(top));
+    g.set_def(ret, 0, Some(ctrl));
+    g.set_def(ret, 1, Some(mem));
+    g.set_def(ret, 2, Some(expr));
+    // Like Simple, the new control nodes stay untyped: no peephole will
+    // see them, and the listing shows no type for them.
 }
 
 /// An arm of an If (or Never) whose other arm does not go straight into a

@@ -311,6 +311,8 @@ impl<'a> Parser<'a> {
         let rpc = node::peephole(g, rpc);
         g.keep(rpc);
         scope::set_ctrl(g, sc, fun);
+        // The guards the body adds end with it.
+        scope::add_guards(g, sc, fun, None, false);
         let mem = node::parm::new(g, scope::MEM, 1, Types::MEM_BOT, fun);
         let mem = node::peephole(g, mem);
         let min = node::scope_min::new(g, Some(mem));
@@ -340,9 +342,12 @@ impl<'a> Parser<'a> {
             self.discard(last);
         }
         scope::pop(&mut self.graph, self.scope);
+        scope::remove_guards(&mut self.graph, self.scope, fun);
         let body = self.funs.pop().expect("pushed above");
         let ret = self.finish_function(body);
-        // Back to the enclosing code.
+        // Back to the enclosing code (loops and ifs replaced the scope
+        // node).
+        let sc = self.scope;
         let g = &mut self.graph;
         scope::set_ctrl(g, sc, outer_ctrl);
         g.unkeep(outer_ctrl);
@@ -377,6 +382,8 @@ impl<'a> Parser<'a> {
             _ => {
                 let ctrls: Vec<NodeId> = returns.iter().map(|r| r.0).collect();
                 let r = node::region_new(g, &ctrls);
+                // Folding a phi must not take the region down with it.
+                g.keep(r);
                 let values: Vec<NodeId> = returns.iter().map(|r| r.1).collect();
                 let mems: Vec<NodeId> = returns.iter().map(|r| r.2).collect();
                 let m = phi_new(g, scope::MEM, Types::MEM_BOT, r, &mems);
@@ -385,6 +392,7 @@ impl<'a> Parser<'a> {
                 g.keep(m);
                 let v = node::peephole(g, v);
                 g.keep(v);
+                g.unkeep(r);
                 let r = node::peephole(g, r);
                 g.unkeep(m);
                 g.unkeep(v);
@@ -396,7 +404,7 @@ impl<'a> Parser<'a> {
             g.unkeep(v);
             g.unkeep(m);
         }
-        let ret = return_new(g, ctrl, expr, mem, rpc);
+        let ret = return_new(g, ctrl, mem, expr, rpc);
         g.unkeep(rpc);
         g.fun_of_return.insert(ret, fun);
         node::fun::set_ret(g, fun, ret);
@@ -458,16 +466,21 @@ impl<'a> Parser<'a> {
     /// off its end returns. The values of the statements before are
     /// dropped.
     fn statements(&mut self) -> Parsed {
-        let mut last = self.graph.zero();
+        let zero = self.graph.zero();
+        let mut last = zero;
         while !self.lexer.peek_is('}') && !self.lexer.is_eof() {
             let value = self.parse_statement()?;
             if let Some(v) = value.filter(|&v| v != last) {
-                self.graph.keep(v);
+                if v != zero {
+                    self.graph.keep(v);
+                }
                 self.forget(last);
                 last = v;
             }
         }
-        self.graph.unkeep(last);
+        if last != zero {
+            self.graph.unkeep(last);
+        }
         Ok(last)
     }
 
@@ -497,7 +510,7 @@ impl<'a> Parser<'a> {
             if p.lexer.matchx("return") {
                 p.parse_return().map(Some)
             } else if p.lexer.matchx("for") {
-                p.parse_for().map(|_| zero)
+                p.parse_for().map(Some)
             } else if p.lexer.peek_is('{') && !p.is_type_fun() {
                 p.lexer.matches("{");
                 let v = p.parse_block(false)?;
@@ -506,7 +519,7 @@ impl<'a> Parser<'a> {
             } else if p.lexer.matchx("if") {
                 p.parse_if(at).map(|_| zero)
             } else if p.lexer.matchx("while") {
-                p.parse_while().map(|_| zero)
+                p.parse_while().map(Some)
             } else if p.lexer.matchx("break") {
                 p.parse_break(at).map(|_| zero)
             } else if p.lexer.matchx("continue") {
@@ -556,10 +569,13 @@ impl<'a> Parser<'a> {
         self.set_ctrl(if_true);
         self.graph.unkeep(if_true);
         scope::add_guards(&mut self.graph, self.scope, if_true, Some(pred), false);
+        // Chapter 18: a statement has a value, and so has an `if`: the Phi
+        // of its arms' values.
+        let zero = self.graph.zero();
         let lhs = match arms {
             Arms::Statements => {
-                self.parse_statement()?;
-                None
+                let v = self.parse_statement()?.unwrap_or(zero);
+                Some(self.graph.keep(v))
             }
             Arms::Values => {
                 let v = self.parse_asgn()?;
@@ -578,12 +594,9 @@ impl<'a> Parser<'a> {
             Arms::Values => self.lexer.matches(":"),
         };
         let rhs = match (arms, has_rhs, lhs) {
-            (Arms::Statements, true, _) => {
-                self.parse_statement()?;
-                None
-            }
+            (Arms::Statements, true, _) => Some(self.parse_statement()?.unwrap_or(zero)),
             (Arms::Values, true, _) => Some(self.parse_asgn()?),
-            (Arms::Values, false, Some(lhs)) => {
+            (_, false, Some(lhs)) => {
                 let t = self.graph.ty(lhs);
                 let zero = self.graph.types.make_zero(t).unwrap_or(Types::INT_ZERO);
                 let c = node::new_constant(&mut self.graph, zero);
@@ -606,11 +619,14 @@ impl<'a> Parser<'a> {
         }
         self.graph.unkeep(pred);
 
-        if self.graph.n_ins(t_scope) != ndefs || self.graph.n_ins(f_scope) != ndefs {
-            return Err(Error::new(
-                "Cannot define a new name on one arm of an if",
-                at,
-            ));
+        for arm in [t_scope, f_scope] {
+            if self.graph.n_ins(arm) != ndefs {
+                let name = scope::reverse_names(&self.graph, arm)[ndefs].clone();
+                return Err(Error::new(
+                    format!("Cannot define a '{name}' on one arm of an if"),
+                    at,
+                ));
+            }
         }
 
         // An int meeting a float becomes a float, on either side.
@@ -654,7 +670,7 @@ impl<'a> Parser<'a> {
     }
 
     /// `while ( expr ) statement`, `while` already read.
-    fn parse_while(&mut self) -> Result<(), Error> {
+    fn parse_while(&mut self) -> Parsed {
         self.require("(")?;
         self.parse_looping(false)
     }
@@ -664,15 +680,16 @@ impl<'a> Parser<'a> {
     /// they are gone after the loop; an empty test is true. The `next`
     /// expression is skipped over when met and parsed after the body, at
     /// the end of each trip.
-    fn parse_for(&mut self) -> Result<(), Error> {
+    fn parse_for(&mut self) -> Parsed {
         self.require("(")?;
         scope::push(&mut self.graph, self.scope);
         if !self.lexer.matches(";") {
             self.parse_declaration_statement()?;
         }
-        self.parse_looping(true)?;
+        let value = self.parse_looping(true)?;
+        self.graph.keep(value);
         scope::pop(&mut self.graph, self.scope);
-        Ok(())
+        Ok(self.graph.unkeep(value))
     }
 
     /// The loop of a `while` (test, then `)`) or a `for` (test, `;`, next,
@@ -685,7 +702,7 @@ impl<'a> Parser<'a> {
     /// and which becomes the scope after the loop: its guards stay (after
     /// `while (arg) ...`, `arg` is 0). `continue`s merge into a continue
     /// scope, which joins the end of the body to form the back edge.
-    fn parse_looping(&mut self, is_for: bool) -> Result<(), Error> {
+    fn parse_looping(&mut self, is_for: bool) -> Parsed {
         let saved_continue = self.continue_scope;
         let saved_break = self.break_scope;
         let entry = self.ctrl();
@@ -729,7 +746,10 @@ impl<'a> Parser<'a> {
         self.graph.unkeep(if_true);
         scope::add_guards(&mut self.graph, self.scope, if_true, Some(pred), false);
         self.graph.unkeep(pred);
-        self.parse_statement()?;
+        // Chapter 18: the loop's value is its body's, as seen after it.
+        let zero = self.graph.zero();
+        let body = self.parse_statement()?.unwrap_or(zero);
+        self.graph.keep(body);
         scope::remove_guards(&mut self.graph, self.scope, if_true);
 
         // The end of the body and every continue form the back edge.
@@ -765,7 +785,11 @@ impl<'a> Parser<'a> {
             *top = exit;
         }
         self.scope = exit;
-        Ok(())
+        self.graph.unkeep(body);
+        if self.graph.is_dead(body) {
+            return Ok(zero);
+        }
+        Ok(self.peep(body))
     }
 
     /// Skips a `for` loop's next expression, up to the `)` that closes the
@@ -1108,6 +1132,15 @@ impl<'a> Parser<'a> {
         } else {
             (expr, t)
         };
+        // Chapter 18: a value not known yet (a forward reference, or what
+        // a call of one returns) is taken to be of the declared type.
+        if self.graph.ty(expr) == Types::BOTTOM {
+            if t == Types::BOTTOM || t == Types::TOP {
+                return Ok(expr);
+            }
+            let cast = node::cast::new_unpinned(&mut self.graph, t, expr);
+            return Ok(self.peephole(cast));
+        }
         let expr = self.widen_to(expr, t);
         let expr = self.zs_mask(expr, t);
         self.check_type(expr, t, at)?;

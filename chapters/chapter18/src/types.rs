@@ -1259,11 +1259,9 @@ impl Types {
             Type::XCtrl => out.push_str("~Ctrl"),
             // An integer type prints as a program would name it.
             Type::Int(_) => out.push_str(&self.str(id)),
-            Type::Flt(Flt::Top) => out.push_str("FltTop"),
-            Type::Flt(Flt::Top32) => out.push_str("F32Top"),
-            Type::Flt(Flt::Bot32) => out.push_str("F32Bot"),
-            Type::Flt(Flt::Bot) => out.push_str("FltBot"),
-            Type::Flt(Flt::Con(bits)) => out.push_str(&double::format(f64::from_bits(*bits))),
+            // Chapter 18: floats print as a program names them, and a
+            // constant a 32-bit float holds exactly with an `f`.
+            Type::Flt(_) => out.push_str(&self.str(id)),
             Type::Tuple(elems) => {
                 out.push_str("[  ");
                 for (i, &e) in elems.iter().enumerate() {
@@ -1275,10 +1273,10 @@ impl Types {
                 out.push(']');
             }
             Type::Mem(alias, t) => match alias {
-                Alias::Top => out.push_str("MEM#TOP"),
-                Alias::Bot => out.push_str("MEM#BOT"),
+                Alias::Top => out.push_str("#TOP"),
+                Alias::Bot => out.push_str("#BOT"),
                 Alias::Slice(n) => {
-                    let _ = write!(out, "MEM#{n}:");
+                    let _ = write!(out, "#{n}:");
                     self.print(*t, out);
                 }
             },
@@ -1441,6 +1439,10 @@ impl Types {
 
     /// The name of the function a single-function pointer type points to.
     pub fn fun_name(&self, id: TypeId) -> Option<&str> {
+        // Only the function's own (not null) type carries its name.
+        if !matches!(self.get(id), Type::FunPtr { nil: 2, .. }) {
+            return None;
+        }
         self.single_fidx(id)
             .and_then(|key| self.fun_names.get(&key))
             .map(String::as_str)

@@ -105,8 +105,8 @@ pub fn pcopy(g: &Graph, n: NodeId, idx: usize) -> Option<NodeId> {
     let ret = g.input(n, 1)?;
     match idx {
         0 => g.input(ret, 0),
-        1 => g.input(ret, 2),
-        2 => g.input(ret, 1),
+        1 => g.input(ret, 1),
+        2 => g.input(ret, 2),
         _ => None,
     }
 }

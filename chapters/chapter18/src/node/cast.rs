@@ -13,6 +13,13 @@ pub fn new(g: &mut Graph, ty: TypeId, ctrl: NodeId, value: NodeId) -> NodeId {
     g.add_node(NodeKind::Cast { ty }, vec![Some(ctrl), Some(value)])
 }
 
+/// Chapter 18: a cast with no control, of a value whose type is not known
+/// yet (a forward reference's, or the result of a call of one) to the type
+/// declared for it. It must fold away once the type is known.
+pub fn new_unpinned(g: &mut Graph, ty: TypeId, value: NodeId) -> NodeId {
+    g.add_node(NodeKind::Cast { ty }, vec![None, Some(value)])
+}
+
 /// The input's type, lifted by what the cast knows.
 pub fn compute(g: &mut Graph, n: NodeId, ty: TypeId) -> TypeId {
     let t = g.ty(g.in_(n, 1));

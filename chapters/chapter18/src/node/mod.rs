@@ -16,7 +16,7 @@ mod bitwise;
 mod bool_op;
 pub mod call;
 pub mod call_end;
-mod cast;
+pub mod cast;
 mod constant;
 mod div;
 mod div_f;
@@ -575,14 +575,13 @@ pub fn peephole_opt(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     let ty = compute(g, n);
     let old = set_type(g, n, ty);
 
-    // Chapter 18: nor is a cast (it keeps its control), nor a call's
-    // pieces (a call of a constant still calls).
+    // Chapter 18: nor are a call's pieces (a call of a constant still
+    // calls).
     let constant = matches!(
         g.kind(n),
         NodeKind::Constant(_)
             | NodeKind::XCtrl
             | NodeKind::FRef { .. }
-            | NodeKind::Cast { .. }
             | NodeKind::Call { .. }
             | NodeKind::CallEnd { .. }
             | NodeKind::Fun { .. }

@@ -1,7 +1,8 @@
 //! Return: a function's one exit (chapter 18: one per function).
 //!
-//! Inputs are control, the value returned, the final state of all of
-//! memory, and the return program counter (the function's `$rpc` Parm).
+//! Inputs are control, the final state of all of memory, the value
+//! returned, and the return program counter (the function's `$rpc` Parm),
+//! in Simple's order.
 //! A function with several `return`s has a Region merging their control
 //! and Phis merging their values and memories, so that each function has
 //! exactly one Return, and Stop one input per function.
@@ -13,10 +14,10 @@ use super::{fun, print as print_node, NodeKind, Printer};
 use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
 
-pub fn new(g: &mut Graph, ctrl: NodeId, expr: NodeId, mem: NodeId, rpc: NodeId) -> NodeId {
+pub fn new(g: &mut Graph, ctrl: NodeId, mem: NodeId, expr: NodeId, rpc: NodeId) -> NodeId {
     g.add_node(
         NodeKind::Return,
-        vec![Some(ctrl), Some(expr), Some(mem), Some(rpc)],
+        vec![Some(ctrl), Some(mem), Some(expr), Some(rpc)],
     )
 }
 
@@ -36,7 +37,7 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
         return g.types.dual(low);
     }
     let ctrl = g.ty(g.in_(n, 0));
-    let expr = g.ty(g.in_(n, 1));
+    let expr = g.ty(g.in_(n, 2));
     g.types.tuple(&[ctrl, expr])
 }
 
@@ -50,7 +51,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     {
         return None;
     }
-    let ret = g.ty(g.in_(n, 1));
+    let ret = g.ty(g.in_(n, 2));
     let sig = fun::sig(g, f);
     if let Some((_, old, _, _)) = g.types.fun_parts(sig) {
         if old != ret && g.types.isa(ret, old) {
@@ -63,7 +64,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         }
     }
     if g.ty(g.in_(n, 0)) == Types::XCTRL {
-        let (e, m) = (g.in_(n, 1), g.in_(n, 2));
+        let (m, e) = (g.in_(n, 1), g.in_(n, 2));
         let top = |g: &Graph, x: NodeId| matches!(g.kind(x), NodeKind::Constant(Types::TOP));
         if !(top(g, e) && top(g, m)) {
             let c = super::new_constant(g, Types::TOP);
@@ -78,6 +79,6 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
 
 pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
     out.push_str("return ");
-    print_node(g, g.in_(n, 1), out);
+    print_node(g, g.in_(n, 2), out);
     out.push(';');
 }

@@ -106,7 +106,10 @@ pub fn merge(g: &mut Graph, this: NodeId, that: NodeId, region: NodeId) {
 /// of the back edge and of the loop exit. Each head Phi gets its back-edge
 /// state; exit slots still lazy take the head's state.
 pub fn end_loop(g: &mut Graph, this: NodeId, head: NodeId, back: NodeId, exit: NodeId) {
-    for a in 1..g.n_ins(back) {
+    // The classes first, the default memory (slot 1) last: a class the
+    // exit has no slot for reads slot 1, which must still be lazy then.
+    let slots = (2..g.n_ins(back)).chain(1..2.min(g.n_ins(back)));
+    for a in slots {
         // A slot the body never had (None) or never touched (the sentinel)
         // has no Phi to complete.
         if let Some(st) = g.input(back, a).filter(|&st| st != head) {
