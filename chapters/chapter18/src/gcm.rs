@@ -506,6 +506,12 @@ fn fix_infinite_loops(g: &mut Graph, cfg: &Cfg, s: &mut Schedule, stop: NodeId) 
     if !reached[g.start().nid() as usize] {
         dead_ends.push(g.start());
     }
+    // Chapter 18: a function that never returns.
+    for &f in g.outputs(g.start()) {
+        if matches!(g.kind(f), NodeKind::Fun { .. }) && !reached[f.nid() as usize] {
+            dead_ends.push(f);
+        }
+    }
     for &n in &order {
         if is_if(g, n) {
             for &arm in g.outputs(n) {
@@ -538,6 +544,10 @@ fn reaching_stop(g: &Graph, cfg: &Cfg, stop: NodeId) -> (Vec<bool>, Vec<NodeId>)
     let mut order = Vec::new();
     let mut work: Vec<NodeId> = cfg.preds(stop).to_vec();
     while let Some(n) = work.pop() {
+        // Dead control comes from nowhere.
+        if n == g.xctrl() {
+            continue;
+        }
         if mark(&mut reached, n) {
             order.push(n);
             work.extend_from_slice(cfg.preds(n));

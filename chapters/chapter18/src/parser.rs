@@ -1139,6 +1139,7 @@ impl<'a> Parser<'a> {
                 return Ok(expr);
             }
             let cast = node::cast::new_unpinned(&mut self.graph, t, expr);
+            self.graph.operator_at.insert(cast, node::source_offset(at));
             return Ok(self.peephole(cast));
         }
         let expr = self.widen_to(expr, t);
@@ -1363,12 +1364,12 @@ impl<'a> Parser<'a> {
         // A struct's body runs once, where it is declared.
         if !self.at_top_level() {
             return Err(
-                self.error_syntax_here("struct declarations can only appear in top level scope")
+                Error::new("struct declarations can only appear in top level scope", self.lexer.token_start())
             );
         }
         let name = self.require_id()?;
         if self.structs.contains_key(&name) {
-            return Err(self.error_syntax_here(&format!("struct '{name}' cannot be redefined")));
+            return Err(Error::new(format!("struct '{name}' cannot be redefined"), self.lexer.token_start()));
         }
         // Chapter 17: a struct's body is a constructor's scope, and no
         // longer the top level (a struct cannot be declared inside it).
@@ -2415,18 +2416,6 @@ impl<'a> Parser<'a> {
         } else {
             Err(self.error_syntax(syntax))
         }
-    }
-
-    /// [`Parser::error_syntax`] naming the very next character, blank or
-    /// not, as Simple's struct declaration does.
-    fn error_syntax_here(&mut self, expected: &str) -> Error {
-        let at = self.lexer.pos();
-        let next = self.src[at..]
-            .chars()
-            .next()
-            .map(String::from)
-            .unwrap_or_default();
-        Error::new(format!("Syntax error, expected {expected}: {next}"), at)
     }
 
     fn error_syntax(&mut self, expected: &str) -> Error {

@@ -1615,8 +1615,9 @@ mod tests {
         let one = t.int(1);
         assert_eq!(t.meet(one, half), Types::BOTTOM);
         assert_eq!(t.meet(Types::INT_BOT, Types::FLT_BOT), Types::BOTTOM);
-        assert_eq!(t.to_string(half), "0.5");
-        assert_eq!(t.to_string(Types::FLT_BOT), "FltBot");
+        // Chapter 18: types print as a program names them.
+        assert_eq!(t.to_string(half), "0.5f");
+        assert_eq!(t.to_string(Types::FLT_BOT), "flt");
         assert_eq!(t.str(Types::FLT_TOP), "~flt");
         let big = t.flt(1e10);
         assert_eq!(t.str(big), "1.0E10f");

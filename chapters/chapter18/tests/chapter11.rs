@@ -750,19 +750,23 @@ fn test_listing_schedule_use() {
     let code = compile(SCHEDULE_USE);
     let expected = [
         "START:                            [[   ]]  ",
-        "   4 #0         2                 [[  ____   44   47  ]]  0",
+        "   4 #0         2                 [[  ____   54  ]]  0",
+        "   9 #$[ALL]    2                 [[    10       ]]  $[ALL]",
         "",
-        "L7:                               [[  START      ]]  ",
+        "L8:                               [[  START      ]]  ",
+        "  10 $rpc       8    9            [[    52       ]]  $[ALL]",
         "",
-        "LOOP11:                           [[  L7        L46        ]]  ",
-        "  44 Never     11    4            [[    45   46  ]]  ",
+        "LOOP17:                           [[  L8        L56        ]]  ",
+        "  54 Never     17    4            [[    55   56  ]]  ",
         "",
-        "L45:                              [[  LOOP11     ]]  ",
-        "  47 Return    45    4            [[     3       ]]  ",
+        "L55:                              [[  LOOP17     ]]  ",
+        "  57 #Top      55                 [[    52   52  ]]  Top",
+        "  52 Return    55   57   57   10  [[     3       ]]  [  ~Ctrl, Top]",
         "",
-        "L46:                              [[  LOOP11     ]]  ",
+        "L56:                              [[  LOOP17     ]]  ",
         "",
-        "L3:                               [[  L45        ]]  ",
+        "L3:                               [[  L55        ]]  ",
+        // Each block ends in a blank line.
         "",
     ];
     assert_eq!(listing(&code), expected);
@@ -771,54 +775,61 @@ fn test_listing_schedule_use() {
 #[test]
 fn test_listing_anti_deps5() {
     // Not in the Java test: our scheduled listing of testAntiDeps5: nested
-    // loops, memory, a store sunk into the loop body. Node 8 is the whole
-    // memory `$mem` (chapter 16: Start hands it in always; nothing is
-    // stored yet, `MEM#TOP`); the Return's memory is an ALLMEM merge of it
-    // with slice 2, the loop's memory Phi 65. The false arm of
+    // loops, memory, a store sunk into the loop body. Chapter 18: the
+    // program is the function `main` (its Fun is block L8), whose Parms
+    // are the return address (10), all of memory (12, `#BOT`: a caller
+    // may have written anything) and `arg` (15), each over its unknown
+    // callers' constant made at Start. The Return's memory is an ALLMEM
+    // merge of 12 with slice 2, the loop's memory Phi 74. The false arm of
     // `if (arg) break;` knows `arg` is 0, so the outer loop's back edge
-    // brings 0 (`Phi_arg 16 9 4`). `new S` is a New of 8 bytes (12) taking
-    // the slice of `f` and, since chapter 16, its initial value (4, the 0
-    // `int f;` declares), with projections for the new slice (14,
-    // `MEM#2:0`) and the pointer (15, `S`). A Store has the field's offset
-    // as its last input (4 again).
+    // brings 0 (`Phi_arg 22 15 4`). `new S` is a New of 8 bytes (18)
+    // taking the slice of `f` and, since chapter 16, its initial value (4,
+    // the 0 `int f;` declares), with projections for the new slice (20,
+    // `#2:Bot`) and the pointer (21, `S`). A Store has the field's offset
+    // as its last input (4 again). The Return takes control, memory, the
+    // value and the return address.
     let code = compile(ANTI_DEPS5);
     let expected = [
         "START:                            [[   ]]  ",
-        "   9 arg        2                 [[    29       ]]  int",
-        "   4 #0         2                 [[  ____   66   13   29  ]]  0",
-        "   8 $mem       2                 [[    67   13  ]]  MEM#TOP",
+        "  14 #int       2                 [[    15       ]]  int",
+        "   4 #0         2                 [[  ____   75   19   35  ]]  0",
+        "  11 ##BOT      2                 [[    12       ]]  #BOT",
+        "   9 #$[ALL]    2                 [[    10       ]]  $[ALL]",
         "",
-        "L7:                               [[  START      ]]  ",
-        "  19 #1         7                 [[    31   43  ]]  1",
-        "  64 #2         7                 [[    66       ]]  2",
-        "  12 #8         7                 [[    13       ]]  8",
-        "  13 new        7   12    8    4  [[    14   15  ]]  [  Ctrl, *S, MEM#2:0]",
-        "  14 $2        13                 [[    65       ]]  MEM#2:0",
-        "  15 S         13                 [[    66   68  ]]  *S",
+        "L8:                               [[  START      ]]  ",
+        "  10 $rpc       8    9            [[    77       ]]  $[ALL]",
+        "  12 $mem       8   11            [[    76   19  ]]  #BOT",
+        "  15 arg        8   14            [[    35       ]]  int",
+        "  25 #1         8                 [[    37   49  ]]  1",
+        "  73 #2         8                 [[    75       ]]  2",
+        "  18 #8         8                 [[    19       ]]  8",
+        "  19 new        8   18   12    4  [[    20   21  ]]  [  Ctrl, *S, #2:Bot]",
+        "  20 $2        19                 [[    74       ]]  #2:Bot",
+        "  21 S         19                 [[    75   77  ]]  *S",
         "",
-        "LOOP16:                           [[  L7        L47        ]]  ",
-        "  65 Phi_$2    16   14   66       [[    67   66  ]]  MEM#2:Bot",
-        "  29 Phi_arg   16    9    4       [[    30       ]]  int",
+        "LOOP22:                           [[  L8        L53        ]]  ",
+        "  74 Phi_$2    22   20   75       [[    76   75  ]]  #2:Bot",
+        "  35 Phi_arg   22   15    4       [[    36       ]]  int",
         "",
-        "LOOP26:                           [[  LOOP16    L34        ]]  ",
-        "  30 Phi_arg   26   29   43       [[    45   43   31  ]]  int",
-        "  31 Add       26   30   19       [[    33       ]]  int",
-        "  33 If        26   31            [[    34   35  ]]  [  Ctrl, Ctrl]",
+        "LOOP32:                           [[  LOOP22    L40        ]]  ",
+        "  36 Phi_arg   32   35   49       [[    51   49   37  ]]  int",
+        "  37 Add       32   36   25       [[    39       ]]  int",
+        "  39 If        32   37            [[    40   41  ]]  [  Ctrl, Ctrl]",
         "",
-        "L34:                              [[  LOOP26     ]]  ",
-        "  43 Sub       34   30   19       [[    30       ]]  int",
+        "L40:                              [[  LOOP32     ]]  ",
+        "  49 Sub       40   36   25       [[    36       ]]  int",
         "",
-        "L35:                              [[  LOOP26     ]]  ",
-        "  45 If        35   30            [[    46   47  ]]  [  Ctrl, Ctrl]",
+        "L41:                              [[  LOOP32     ]]  ",
+        "  51 If        41   36            [[    52   53  ]]  [  Ctrl, Ctrl]",
         "",
-        "L46:                              [[  L35        ]]  ",
-        "  67 ALLMEM    46    8   65       [[    68       ]]  MEM#BOT",
-        "  68 Return    46   15   67       [[     3       ]]  [  Ctrl, *S]",
+        "L52:                              [[  L41        ]]  ",
+        "  76 ALLMEM    52   12   74       [[    77       ]]  #BOT",
+        "  77 Return    52   76   21   10  [[     3       ]]  [  Ctrl, *S]",
         "",
-        "L47:                              [[  L35        ]]  ",
-        "  66 .f=       47   65   15   64    4  [[    65  ]]  MEM#2:Bot",
+        "L53:                              [[  L41        ]]  ",
+        "  75 .f=       53   74   21   73    4  [[    74  ]]  #2:Bot",
         "",
-        "L3:                               [[  L46        ]]  ",
+        "L3:                               [[  L52        ]]  ",
         // Each block ends in a blank line.
         "",
     ];
@@ -831,27 +842,31 @@ fn test_listing_anti_deps5() {
 #[test]
 fn test_lazy_memory_unstored_classes_stay_whole() {
     // B is declared but never made: its classes 3 and 4 are never split
-    // off `$mem` (node 8), so the Return's ALLMEM lists class 2 only: the
-    // Store into the slice that `new A` set to its initial 0.
+    // off `$mem` (the Parm 12), so the Return's ALLMEM lists class 2 only:
+    // the Store into the slice that `new A` set to its initial 0.
     let code = compile(
         "struct A { int x; };\nstruct B { int y; int z; };\nA !a = new A;\na.x = arg;\nreturn a;\n",
     );
     let expected = [
         "START:                            [[   ]]  ",
-        "   4 #0         2                 [[  ____   20   16  ]]  0",
-        "   9 arg        2                 [[    20       ]]  int",
-        "   8 $mem       2                 [[    21   16  ]]  MEM#TOP",
+        "  14 #int       2                 [[    15       ]]  int",
+        "   4 #0         2                 [[  ____   26   22  ]]  0",
+        "  11 ##BOT      2                 [[    12       ]]  #BOT",
+        "   9 #$[ALL]    2                 [[    10       ]]  $[ALL]",
         "",
-        "L7:                               [[  START      ]]  ",
-        "  15 #8         7                 [[    16       ]]  8",
-        "  16 new        7   15    8    4  [[    17   18  ]]  [  Ctrl, *A, MEM#2:0]",
-        "  17 $2        16                 [[    20       ]]  MEM#2:0",
-        "  18 A         16                 [[    22   20  ]]  *A",
-        "  20 .x=        7   17   18    9    4  [[    21  ]]  MEM#2:int",
-        "  21 ALLMEM     7    8   20       [[    22       ]]  MEM#BOT",
-        "  22 Return     7   18   21       [[     3       ]]  [  Ctrl, *A]",
+        "L8:                               [[  START      ]]  ",
+        "  10 $rpc       8    9            [[    28       ]]  $[ALL]",
+        "  12 $mem       8   11            [[    27   22  ]]  #BOT",
+        "  15 arg        8   14            [[    26       ]]  int",
+        "  21 #8         8                 [[    22       ]]  8",
+        "  22 new        8   21   12    4  [[    23   24  ]]  [  Ctrl, *A, #2:Bot]",
+        "  23 $2        22                 [[    26       ]]  #2:Bot",
+        "  24 A         22                 [[    26   28  ]]  *A",
+        "  26 .x=        8   23   24   15    4  [[    27  ]]  #2:Bot",
+        "  27 ALLMEM     8   12   26       [[    28       ]]  #BOT",
+        "  28 Return     8   27   24   10  [[     3       ]]  [  Ctrl, *A]",
         "",
-        "L3:                               [[  L7         ]]  ",
+        "L3:                               [[  L8         ]]  ",
         // Each block ends in a blank line.
         "",
     ];
@@ -863,56 +878,60 @@ fn test_lazy_memory_unstored_classes_stay_whole() {
 fn test_lazy_memory_phis_only_where_stored() {
     // Both classes are split by the News, which set them to their initial
     // 0, but only class 2 is stored in the loop: it alone gets memory Phis
-    // (55, 74). The loop reads b.y, which made a class 3 Phi at the head
+    // (61, 81). The loop reads b.y, which made a class 3 Phi at the head
     // while the body was parsed; it was useless and is gone, and b.y is
-    // the 0 `new B` took (B's slice 20 is used only by the ALLMEM).
+    // the 0 `new B` took (B's slice 26 is used only by the ALLMEM).
     let code = compile(
         "struct A { int x; };\nstruct B { int y; };\nA !a = new A;\nB !b = new B;\nint !i = 0;\n\
          while (i < arg) { i = i + 1; if (i == 3) a.x = a.x + b.y + i; }\nreturn a.x;\n",
     );
     let expected = [
         "START:                            [[   ]]  ",
-        "   9 arg        2                 [[    27       ]]  int",
-        "   4 #0         2                 [[  ____   79   67   15   19   26  ]]  0",
-        "   8 $mem       2                 [[    80   15   19  ]]  MEM#TOP",
+        "  14 #int       2                 [[    15       ]]  int",
+        "  11 ##BOT      2                 [[    12       ]]  #BOT",
+        "   4 #0         2                 [[  ____   87   73   21   25   32  ]]  0",
+        "   9 #$[ALL]    2                 [[    10       ]]  $[ALL]",
         "",
-        "L7:                               [[  START      ]]  ",
-        "  44 #3         7                 [[    43       ]]  3",
-        "  36 #1         7                 [[    41   66  ]]  1",
-        "  14 #8         7                 [[    15   19  ]]  8",
-        "  15 new        7   14    8    4  [[    16   17  ]]  [  Ctrl, *A, MEM#2:0]",
-        "  16 $2        15                 [[    55       ]]  MEM#2:0",
-        "  17 A         15                 [[    67   79  ]]  *A",
-        "  19 new        7   14    8    4  [[    20       ]]  [  Ctrl, *B, MEM#3:0]",
-        "  20 $3        19                 [[    80       ]]  MEM#3:0",
+        "L8:                               [[  START      ]]  ",
+        "  10 $rpc       8    9            [[    89       ]]  $[ALL]",
+        "  12 $mem       8   11            [[    88   21   25  ]]  #BOT",
+        "  15 arg        8   14            [[    33       ]]  int",
+        "  50 #3         8                 [[    49       ]]  3",
+        "  42 #1         8                 [[    47   72  ]]  1",
+        "  20 #8         8                 [[    21   25  ]]  8",
+        "  25 new        8   20   12    4  [[    26       ]]  [  Ctrl, *B, #3:Bot]",
+        "  26 $3        25                 [[    88       ]]  #3:Bot",
+        "  21 new        8   20   12    4  [[    22   23  ]]  [  Ctrl, *A, #2:Bot]",
+        "  22 $2        21                 [[    61       ]]  #2:Bot",
+        "  23 A         21                 [[    73   87  ]]  *A",
         "",
-        "LOOP23:                           [[  L7        L73        ]]  ",
-        "  55 Phi_$2    23   16   74       [[    80   67   79   74  ]]  MEM#2:Bot",
-        "  26 Phi_i     23    4   41       [[    83   41   27  ]]  int",
-        "  27 LT        23   26    9       [[    29       ]]  bool",
-        "  29 If        23   27            [[    30   31  ]]  [  Ctrl, Ctrl]",
-        "  79 x         23   55   17    4  [[    81   83   67  ]]  int",
+        "LOOP29:                           [[  L8        L80        ]]  ",
+        "  61 Phi_$2    29   22   81       [[    88   73   87   81  ]]  #2:Bot",
+        "  32 Phi_i     29    4   47       [[    71   47   33  ]]  int",
+        "  33 LT        29   32   15       [[    35       ]]  bool",
+        "  35 If        29   33            [[    36   37  ]]  [  Ctrl, Ctrl]",
+        "  87 x         29   61   23    4  [[    89   71   73  ]]  int",
         "",
-        "L30:                              [[  LOOP23     ]]  ",
-        "  43 EQ        30   41   44       [[    45       ]]  bool",
-        "  45 If        30   43            [[    46   47  ]]  [  Ctrl, Ctrl]",
-        "  41 Add       30   26   36       [[    26   43  ]]  int",
+        "L36:                              [[  LOOP29     ]]  ",
+        "  49 EQ        36   47   50       [[    51       ]]  bool",
+        "  51 If        36   49            [[    52   53  ]]  [  Ctrl, Ctrl]",
+        "  47 Add       36   32   42       [[    32   49  ]]  int",
         "",
-        "L31:                              [[  LOOP23     ]]  ",
-        "  80 ALLMEM    31    8   55   20  [[    81       ]]  MEM#BOT",
-        "  81 Return    31   79   80       [[     3       ]]  [  Ctrl, int]",
+        "L37:                              [[  LOOP29     ]]  ",
+        "  88 ALLMEM    37   12   61   26  [[    89       ]]  #BOT",
+        "  89 Return    37   88   87   10  [[     3       ]]  [  Ctrl, int]",
         "",
-        "L3:                               [[  L31        ]]  ",
+        "L3:                               [[  L37        ]]  ",
         "",
-        "L46:                              [[  L30        ]]  ",
-        "  83 Add       46   26   79       [[    66       ]]  int",
-        "  66 Add       46   83   36       [[    67       ]]  int",
-        "  67 .x=       46   55   17   66    4   79  [[    74  ]]  MEM#2:Bot",
+        "L52:                              [[  L36        ]]  ",
+        "  71 Add       52   32   87       [[    72       ]]  int",
+        "  72 Add       52   71   42       [[    73       ]]  int",
+        "  73 .x=       52   61   23   72    4   87  [[    81  ]]  #2:Bot",
         "",
-        "L47:                              [[  L30        ]]  ",
+        "L53:                              [[  L36        ]]  ",
         "",
-        "L73:                              [[  L46       L47        ]]  ",
-        "  74 Phi_$2    73   67   55       [[    55       ]]  MEM#2:Bot",
+        "L80:                              [[  L52       L53        ]]  ",
+        "  81 Phi_$2    80   73   61       [[    61       ]]  #2:Bot",
         // Each block ends in a blank line.
         "",
     ];

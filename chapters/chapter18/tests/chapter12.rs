@@ -139,30 +139,36 @@ fn test_fp_ops() {
 #[test]
 fn test_square_root_listing() {
     // The scheduled listing of `testSquareRoot`: the conversion of `arg`
-    // and the constant 2.0 are computed once, before the loop.
+    // and the constant 2.0 are computed once, before the loop. Chapter 18:
+    // the program is `main`, whose entry (L8) has its Parms.
     let code = compile(SQUARE_ROOT);
     let expected = "\
 START:                            [[   ]]  
-   9 arg        2                 [[    10       ]]  int
+  14 #int       2                 [[    15       ]]  int
+   9 #$[ALL]    2                 [[    10       ]]  $[ALL]
+  11 ##BOT      2                 [[    12       ]]  #BOT
 
-L7:                               [[  START      ]]  
-  32 #2.0       7                 [[    30       ]]  2.0f
-  10 ToFloat    7    9            [[    23   24  ]]  flt
+L8:                               [[  START      ]]  
+  10 $rpc       8    9            [[    63       ]]  $[ALL]
+  12 $mem       8   11            [[    63       ]]  #BOT
+  15 arg        8   14            [[    16       ]]  int
+  38 #2.0f      8                 [[    36       ]]  2.0f
+  16 ToFloat    8   15            [[    29   30  ]]  flt
 
-LOOP11:                           [[  L7        L38        ]]  
-  23 Phi_gue   11   10   30       [[    35   54   24   27  ]]  flt
-  24 DivF      11   10   23       [[    27       ]]  flt
-  35 EQF       11   23   30       [[    36       ]]  bool
-  27 AddF      11   24   23       [[    30       ]]  flt
-  30 DivF      11   27   32       [[    23   35  ]]  flt
-  36 If        11   35            [[    37   38  ]]  [  Ctrl, Ctrl]
+LOOP17:                           [[  L8        L44        ]]  
+  29 Phi_gue   17   16   36       [[    41   33   30   63  ]]  flt
+  30 DivF      17   16   29       [[    33       ]]  flt
+  41 EQF       17   29   36       [[    42       ]]  bool
+  33 AddF      17   30   29       [[    36       ]]  flt
+  36 DivF      17   33   38       [[    29   41  ]]  flt
+  42 If        17   41            [[    43   44  ]]  [  Ctrl, Ctrl]
 
-L37:                              [[  LOOP11     ]]  
-  54 Return    37   23            [[     3       ]]  [  Ctrl, flt]
+L43:                              [[  LOOP17     ]]  
+  63 Return    43   12   29   10  [[     3       ]]  [  Ctrl, flt]
 
-L38:                              [[  LOOP11     ]]  
+L44:                              [[  LOOP17     ]]  
 
-L3:                               [[  L37        ]]  
+L3:                               [[  L43        ]]  
 
 ";
     assert_eq!(code.ir(), expected);

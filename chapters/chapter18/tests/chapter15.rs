@@ -376,7 +376,7 @@ fn test_bad3() {
 fn array_errors() {
     for (src, message) in [
         ("int? x = 0;", "Type int cannot be null"),
-        ("flt? x = 0;", "Type FltBot cannot be null"),
+        ("flt? x = 0;", "Type flt cannot be null"),
         ("u8?[] x;", "Type u8 cannot be null"),
         (
             "int[]?? x;",

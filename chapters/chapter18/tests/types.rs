@@ -50,13 +50,13 @@ fn test_type_ad_hoc() {
     assert_ne!(m3, m4);
 
     assert_eq!(t.meet(s1, s2), Types::STRUCT_BOT);
-    // Two classes meet in some memory (alias -1 in Simple, `MEM#BOT`)
+    // Two classes meet in some memory (alias 0 in Simple, `#BOT`)
     // that holds what either holds: here still a `u16`.
     let m12 = t.meet(m1, m2);
     assert_ne!(m12, Types::MEM_BOT);
     assert_eq!(t.mem_alias(m12), None);
     assert_eq!(t.mem_contents(m12), Some(Types::U16));
-    assert_eq!(t.to_string(m12), "MEM#BOT");
+    assert_eq!(t.to_string(m12), "#BOT");
     // A u16 and a float have nothing in common: all of memory.
     assert_eq!(t.meet(m2, m3), Types::MEM_BOT);
     assert_eq!(t.meet(m3, m4), Types::MEM_BOT);

@@ -32,3 +32,24 @@ pub fn idealize(g: &mut Graph, n: NodeId, ty: TypeId) -> Option<NodeId> {
     let t = g.ty(value);
     g.types.isa(t, ty).then_some(value)
 }
+
+/// Chapter 18: a cast without control (see [`new_unpinned`]) that did not
+/// fold away: the value turned out not to be of the declared type.
+pub fn error(g: &Graph, n: NodeId) -> Option<crate::Error> {
+    let NodeKind::Cast { ty } = *g.kind(n) else {
+        return None;
+    };
+    if g.input(n, 0).is_some() {
+        return None;
+    }
+    let t = g.ty(g.in_(n, 1));
+    let at = g.operator_at.get(&n).copied().unwrap_or(u32::MAX);
+    Some(crate::Error::new(
+        format!(
+            "Type {} is not of declared type {}",
+            g.types.str(t),
+            g.types.str(ty)
+        ),
+        at as usize,
+    ))
+}

@@ -296,7 +296,7 @@ impl NodeKind {
 
 /// A source offset as a node keeps it: four bytes are plenty (a program
 /// longer than 4 GiB points its errors at the 4 GiB mark).
-pub(crate) fn source_offset(at: usize) -> u32 {
+pub fn source_offset(at: usize) -> u32 {
     u32::try_from(at).unwrap_or(u32::MAX)
 }
 
@@ -701,6 +701,7 @@ pub fn error(g: &mut Graph, n: NodeId) -> Option<crate::Error> {
         NodeKind::Load { .. } => null_access(g, n),
         NodeKind::Store { .. } => null_access(g, n).or_else(|| store::error(g, n)),
         NodeKind::Call { .. } => call::error(g, n),
+        NodeKind::Cast { .. } => cast::error(g, n),
         NodeKind::FRef { .. } => fref::error(g, n),
         NodeKind::Phi { parm: None, .. } => phi::error(g, n),
         _ => None,
@@ -893,7 +894,7 @@ pub fn widen(g: &mut Graph, n: NodeId) -> NodeId {
 
 /// An Add or Mul with an operand that is not an integer, once the program
 /// is optimized: `Cannot 'Add' null`. (Simple checks only these two.)
-fn not_int_operand(g: &Graph, n: NodeId) -> Option<crate::Error> {
+fn not_int_operand(g: &mut Graph, n: NodeId) -> Option<crate::Error> {
     // Chapter 18: an operand not known yet (high) is no error.
     if (1..=2).any(|i| g.types.is_high(g.ty(g.in_(n, i)))) {
         return None;
@@ -903,7 +904,14 @@ fn not_int_operand(g: &Graph, n: NodeId) -> Option<crate::Error> {
         .find(|&t| !g.types.is_int(t))?;
     // `Cannot 'Add' null`, but `Cannot '&' FltBot`, as Simple names them.
     let name = bit_symbol(g.kind(n)).map_or_else(|| label(g, n), String::from);
-    let message = format!("Cannot '{name}' {}", g.types.to_string(bad));
+    // Chapter 18: a bitwise operator names the operand's kind (`flt`).
+    let shown = if bit_symbol(g.kind(n)).is_some() {
+        let low = g.types.glb(bad);
+        g.types.to_string(low)
+    } else {
+        g.types.to_string(bad)
+    };
+    let message = format!("Cannot '{name}' {shown}");
     // An operator that `iterate` made has no place in the source: it is
     // reported at the end (`CodeGen::iterate`).
     let at = g.operator_at.get(&n).copied().unwrap_or(u32::MAX);
