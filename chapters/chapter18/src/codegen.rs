@@ -97,6 +97,7 @@ impl CodeGen {
     /// evaluator orders a block's nodes by their inputs).
     pub fn opto(&mut self) -> Result<&mut Self, Error> {
         crate::iter::iterate(&mut self.graph);
+        crate::iter::sweep_dead(&mut self.graph);
         Ok(self)
     }
 
@@ -124,15 +125,7 @@ impl CodeGen {
     /// be null, that every store fits its field, that `+` and `*` have
     /// integers (the error first in the source is reported).
     pub fn iterate(&mut self) -> Result<&mut Self, Error> {
-        crate::iter::iterate(&mut self.graph);
-        if let Some(mut e) = node::first_error(&mut self.graph) {
-            // An error with no place of its own points at the end.
-            e.offset = e.offset.min(self.src.len());
-            return Err(e);
-        }
-        let stop = self.stop();
-        self.schedule = Some(crate::gcm::global_code_motion(&mut self.graph, stop));
-        Ok(self)
+        self.opto()?.type_check()?.gcm()?.local_sched()
     }
 
     /// The scheduled program, block by block (Simple's scheduled IR

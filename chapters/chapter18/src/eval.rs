@@ -205,6 +205,7 @@ impl fmt::Display for Value {
                 }
                 Ok(())
             }
+            Value::Array { name, elems } if elems.is_empty() => write!(f, "{name}[]"),
             Value::Array { name, elems } => {
                 write!(f, "{name}[ ")?;
                 for (i, e) in elems.iter().enumerate() {

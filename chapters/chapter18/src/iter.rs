@@ -197,6 +197,25 @@ pub fn iterate(g: &mut Graph) {
     }
 }
 
+/// Kills every node nothing uses (chapter 18: a statement's value that no
+/// later statement wanted, rewritten by a peephole after it was dropped),
+/// so that scheduling meets only what the program computes.
+pub fn sweep_dead(g: &mut Graph) {
+    let unused: Vec<NodeId> = g
+        .ids()
+        .filter(|&n| {
+            !g.is_dead(n)
+                && g.is_unused(n)
+                && !matches!(g.kind(n), NodeKind::Stop | NodeKind::Start { .. })
+        })
+        .collect();
+    for n in unused {
+        if !g.is_dead(n) && g.is_unused(n) {
+            g.kill(n);
+        }
+    }
+}
+
 /// `n` improved to `x` (perhaps itself): requeue the neighbours and put `x`
 /// in `n`'s place.
 fn progress(g: &mut Graph, n: NodeId, x: NodeId) {

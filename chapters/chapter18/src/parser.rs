@@ -1030,18 +1030,26 @@ impl<'a> Parser<'a> {
         let mut fin = false;
         let expr = if self.lexer.matches("=") {
             let e = self.parse_asgn()?;
-            let is_ptr = self.graph.types.is_ptr(t);
-            fin = t == Types::TOP || (t != Types::BOTTOM && !bang && is_ptr);
+            let et = self.graph.ty(e);
+            // Chapter 18: a reference or a function pointer given a value
+            // (not null) and no `!` is final.
+            let is_ref = self.graph.types.is_ptr(t) || self.graph.types.is_fun_ptr(t);
+            fin = t == Types::TOP || (t != Types::BOTTOM && !bang && is_ref && et != Types::NULL);
             if infer {
-                let et = self.graph.ty(e);
-                t = self.graph.types.glb(et);
+                // A `val` keeps the value's very type (a constant stays
+                // one, which a function may then read); a `var` widens it.
+                t = if fin { et } else { self.graph.types.glb(et) };
             }
             e
         } else {
             // A struct's body or a constructor may leave a `var` or `val`
             // to be set later (in a constructor): its value is the marker
             // type itself, `Bottom` or `Top`.
-            if infer && !scope::in_constructor(&self.graph, self.scope) {
+            // Chapter 18: so must a reference that cannot be null.
+            let types = &self.graph.types;
+            let not_null = (types.is_ptr(t) && !types.is_nullable(t))
+                || matches!(types.fun_parts(t), Some((_, _, _, 2)));
+            if (infer || not_null) && !scope::in_constructor(&self.graph, self.scope) {
                 return Err(self.error_syntax("=expression"));
             }
             let types = &self.graph.types;

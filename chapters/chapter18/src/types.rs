@@ -1624,7 +1624,7 @@ mod tests {
         assert_eq!(t.str(tenth), "0.1");
         assert_eq!(t.to_string(tenth), "0.1");
         assert_eq!(t.str(Types::F32_BOT), "f32");
-        assert_eq!(t.to_string(Types::F32_BOT), "F32Bot");
+        assert_eq!(t.to_string(Types::F32_BOT), "f32");
         assert_eq!(t.make_init(Types::FLT_BOT), Some(Types::FLT_ZERO));
     }
 

@@ -66,7 +66,7 @@ fn test_type_ad_hoc() {
     assert_eq!(t.dual(m1), t.mem_of(1, Types::INT_ZERO));
     let m4_glb = t.glb(m4);
     assert_eq!(t.dual(m4), t.dual(m4_glb));
-    assert_eq!(t.to_string(m1), "MEM#1:0");
+    assert_eq!(t.to_string(m1), "#1:0");
 
     let ptr1 = t.ptr(s1, false);
     assert_eq!(t.pointee(ptr1), Some(s1));

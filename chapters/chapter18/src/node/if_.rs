@@ -42,6 +42,10 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
             Types::IF_TRUE
         };
     }
+    // Chapter 18: a reference that cannot be null is true.
+    if g.types.is_ptr(t) && !g.types.is_nullable(t) {
+        return Types::IF_TRUE;
+    }
     // Chapter 18: a function pointer that cannot be null is true.
     if let Some((_, _, _, nil)) = g.types.fun_parts(t) {
         return if nil == 2 {
