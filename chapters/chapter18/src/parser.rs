@@ -1117,8 +1117,12 @@ impl<'a> Parser<'a> {
     /// A final variable that holds a value cannot be assigned again.
     fn check_not_final(&mut self, name: &str, at: usize) -> Result<(), Error> {
         // In a struct's body or a constructor, final fields are being set.
+        // Chapter 18: only the names of the constructor's own scope (its
+        // struct's fields), not final names from outside it.
+        let innermost = scope::levels(&self.graph, self.scope).len().checked_sub(1);
+        let own = scope::level_of(&self.graph, self.scope, name) == innermost;
         if !scope::is_final(&self.graph, self.scope, name)
-            || scope::in_constructor(&self.graph, self.scope)
+            || (scope::in_constructor(&self.graph, self.scope) && own)
         {
             return Ok(());
         }
@@ -1151,7 +1155,12 @@ impl<'a> Parser<'a> {
             return Ok(self.peephole(cast));
         }
         let expr = self.widen_to(expr, t);
-        let expr = self.zs_mask(expr, t);
+        // A constant type (a `val` field's) is no narrow type to cut to.
+        let expr = if self.graph.types.is_constant(t) {
+            expr
+        } else {
+            self.zs_mask(expr, t)
+        };
         self.check_type(expr, t, at)?;
         Ok(expr)
     }

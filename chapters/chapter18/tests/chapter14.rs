@@ -638,7 +638,7 @@ fn test_errors() {
     );
     assert_eq!(
         error("flt f = arg;\nreturn 1 >> f;"),
-        ("Cannot '>>' FltBot".into(), (2, 10))
+        ("Cannot '>>' flt".into(), (2, 10))
     );
     assert_eq!(
         error("return arg | null;"),
@@ -646,23 +646,23 @@ fn test_errors() {
     );
     assert_eq!(
         error("return 1.5 ^ arg;"),
-        ("Cannot '^' 1.5".into(), (1, 12))
+        ("Cannot '^' flt".into(), (1, 12))
     );
     // The identities hold for integers only: a float stays, and is
     // reported. (Simple drops `f & -1` to `f`; found by the mutation test
     // in robustness.rs.)
     assert_eq!(
         error("flt f = arg;\nreturn f & -1;"),
-        ("Cannot '&' FltBot".into(), (2, 10))
+        ("Cannot '&' flt".into(), (2, 10))
     );
     assert_eq!(
         error("flt f = arg;\nreturn f << 64;"),
-        ("Cannot '<<' FltBot".into(), (2, 10))
+        ("Cannot '<<' flt".into(), (2, 10))
     );
     // Simple does not check `>>>`; we do.
     assert_eq!(
         error("flt f = arg;\nreturn f >>> 1;"),
-        ("Cannot '>>>' FltBot".into(), (2, 10))
+        ("Cannot '>>>' flt".into(), (2, 10))
     );
     // A value of the wrong kind for a narrow type. (A float constant that
     // an f32 holds shows as one, `1.5f`, as Simple shows it.)
