@@ -1321,11 +1321,12 @@ impl<'a> Parser<'a> {
         }
         let after = self.lexer.pos();
         while self.lexer.matches("?") || self.lexer.matches("[]") {}
-        // Chapter 17: not if that name is a variable (`x ? y : z`).
-        let next_is_name = self
-            .lexer
-            .match_id()
-            .is_some_and(|id| scope::declared_type(&self.graph, self.scope, &id).is_none());
+        // Chapter 18: only in a declaration without a value, `T x;` or
+        // `T !x,` (so `x ? y : z` stays an expression even when `y` is a
+        // name).
+        self.lexer.matches("!");
+        let next_is_name = self.lexer.match_id().is_some()
+            && (self.lexer.peek_is(',') || self.lexer.peek_is(';'));
         self.lexer.set_pos(after);
         if next_is_name {
             self.forward.insert(name.into());
@@ -1676,6 +1677,13 @@ impl<'a> Parser<'a> {
             } else {
                 access.to_owned()
             };
+            // Chapter 18: null has no fields, in dead code too.
+            if t == Types::NULL {
+                return Err(Error::new(
+                    format!("Accessing unknown field '{name}' from 'null'"),
+                    at,
+                ));
+            }
             // In dead code the access is parsed and dropped, and so are the
             // object and the index, if nothing else holds them (a New left
             // in the graph would still allocate when the schedule runs).

@@ -223,5 +223,8 @@ fn test_random_reference_programs() {
             }
         }
     }
-    assert!(rejected < 100, "{rejected} programs did not compile");
+    // Chapter 18 rejects a field of null in dead code too (as Simple's
+    // chapter 18 does), which the generator makes in about a fifth of its
+    // programs.
+    assert!(rejected < 300, "{rejected} programs did not compile");
 }
