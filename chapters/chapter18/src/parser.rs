@@ -161,6 +161,8 @@ pub struct Parser<'a> {
     /// Chapter 18: the names used before their declaration, each a
     /// forward reference waiting for its `val` (see `node/fref.rs`).
     frefs: FxHashMap<String, NodeId>,
+    /// Chapter 18: where a `{` is known to start no function type.
+    no_fun_type: FxHashSet<usize>,
 }
 
 /// Chapter 18: a function whose body is being parsed: its Fun, its return
@@ -232,6 +234,7 @@ impl<'a> Parser<'a> {
             next_alias: 2,
             funs: Vec::new(),
             frefs: FxHashMap::default(),
+            no_fun_type: FxHashSet::default(),
         }
     }
 
@@ -457,8 +460,10 @@ impl<'a> Parser<'a> {
             scope::push(&mut self.graph, self.scope);
         }
         let last = self.statements()?;
+        // The block's value outlives its names.
+        self.graph.keep(last);
         scope::pop(&mut self.graph, self.scope);
-        Ok(last)
+        Ok(self.graph.unkeep(last))
     }
 
     /// `statement*` up to a `}` or the end. Chapter 18: a block has a value,
@@ -786,10 +791,36 @@ impl<'a> Parser<'a> {
         }
         self.scope = exit;
         self.graph.unkeep(body);
-        if self.graph.is_dead(body) {
+        if self.graph.is_dead(body) || !self.seen_after_loop(body, head_ctrl, 16) {
             return Ok(zero);
         }
         Ok(self.peep(body))
+    }
+
+    /// Chapter 18: a loop's value is its body's, but only where that value
+    /// exists after the loop: made before the loop (its node is older than
+    /// the loop head), a constant, a phi of the loop head, or a pure
+    /// operation on such values. A value computed in the body alone (`j+1`
+    /// of an inner loop that may not run) has no value after the loop, and
+    /// the loop's value is then 0. (Simple takes it anyway, and its
+    /// schedule then reads a value never computed.)
+    fn seen_after_loop(&self, v: NodeId, head: NodeId, budget: u32) -> bool {
+        let g = &self.graph;
+        if v < head || matches!(g.kind(v), NodeKind::Constant(_)) {
+            return true;
+        }
+        if matches!(g.kind(v), NodeKind::Phi { .. }) {
+            return g.input(v, 0) == Some(head);
+        }
+        let pure = g.input(v, 0).is_none()
+            && !matches!(
+                g.kind(v),
+                NodeKind::Load { .. } | NodeKind::Proj { .. } | NodeKind::Cast { .. }
+            );
+        budget > 0
+            && pure
+            && (1..g.n_ins(v))
+                .all(|i| g.input(v, i).is_none_or(|x| self.seen_after_loop(x, head, budget - 1)))
     }
 
     /// Skips a `for` loop's next expression, up to the `)` that closes the
@@ -2088,6 +2119,10 @@ impl<'a> Parser<'a> {
             // `&=`, `|=` and `^=`: not in Simple yet.
             OperAssign::Op(_) => return Err(Error::new("Not yet implemented", op_at)),
         };
+        // Chapter 18: a name not declared (yet) cannot be assigned.
+        if scope::declared_type(&self.graph, self.scope, &name).is_none() {
+            return Err(Error::new(format!("Undefined name '{name}'"), at));
+        }
         self.check_not_final(&name, at)?;
         let n = self.graph.add_node(kind, vec![None, Some(value), None]);
         let rhs = match rhs {
@@ -2239,9 +2274,21 @@ impl<'a> Parser<'a> {
     /// next.
     fn type_fun_ptr(&mut self) -> Result<Option<TypeId>, Error> {
         let old = self.lexer.pos();
-        if !self.lexer.matches("{") {
+        // Blocks nest (`{{{...`), and each `{` asks whether a type starts
+        // there: remember where none does, so the question costs once.
+        if self.no_fun_type.contains(&old) || !self.lexer.matches("{") {
             return Ok(None);
         }
+        let found = self.nested(|p| p.type_fun_ptr_body(old));
+        if !matches!(found, Ok(Some(_))) {
+            self.no_fun_type.insert(old);
+            self.lexer.set_pos(old);
+        }
+        found
+    }
+
+    /// [`Parser::type_fun_ptr`] after its `{` (read at `old`).
+    fn type_fun_ptr_body(&mut self, old: usize) -> Result<Option<TypeId>, Error> {
         let Some(t0) = self.parse_type()? else {
             self.lexer.set_pos(old);
             return Ok(None);

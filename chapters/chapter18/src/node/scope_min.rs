@@ -56,7 +56,13 @@ pub fn mem(g: &mut Graph, min: NodeId, a: usize, st: Option<NodeId>) -> NodeId {
         let head_min = scope::mem(g, head);
         let head_ctrl = scope::ctrl(g, head);
         let def = alias(g, head_min, a);
-        old = if matches!(g.kind(def), NodeKind::Phi { .. }) && g.input(def, 0) == Some(head_ctrl) {
+        // The head's phi of this very slot (chapter 18: not the default
+        // memory's phi, which a class without a slot reads).
+        let own = a < 2 || g.inputs(head_min).get(a).copied().flatten() == Some(def);
+        old = if own
+            && matches!(g.kind(def), NodeKind::Phi { .. })
+            && g.input(def, 0) == Some(head_ctrl)
+        {
             def
         } else {
             // One level per enclosing loop: deep nests need a deep stack.
