@@ -753,6 +753,8 @@ impl<'a> Parser<'a> {
         self.graph.unkeep(pred);
         // Chapter 18: the loop's value is its body's, as seen after it.
         let zero = self.graph.zero();
+        // A body that never runs makes no value to miss after the loop.
+        let never_runs = self.graph.ty(self.ctrl()) == Types::XCTRL;
         let body = self.parse_statement()?.unwrap_or(zero);
         self.graph.keep(body);
         scope::remove_guards(&mut self.graph, self.scope, if_true);
@@ -791,7 +793,9 @@ impl<'a> Parser<'a> {
         }
         self.scope = exit;
         self.graph.unkeep(body);
-        if self.graph.is_dead(body) || !self.seen_after_loop(body, head_ctrl, 16) {
+        if self.graph.is_dead(body)
+            || !(never_runs || self.seen_after_loop(body, head_ctrl, 16))
+        {
             return Ok(zero);
         }
         Ok(self.peep(body))
@@ -806,7 +810,8 @@ impl<'a> Parser<'a> {
     /// schedule then reads a value never computed.)
     fn seen_after_loop(&self, v: NodeId, head: NodeId, budget: u32) -> bool {
         let g = &self.graph;
-        if v < head || matches!(g.kind(v), NodeKind::Constant(_)) {
+        // A value never produced (dead code) is no value to miss.
+        if v < head || matches!(g.kind(v), NodeKind::Constant(_)) || g.types.is_high(g.ty(v)) {
             return true;
         }
         if matches!(g.kind(v), NodeKind::Phi { .. }) {
@@ -1840,32 +1845,72 @@ impl<'a> Parser<'a> {
             self.graph.keep(expr);
             let load = self.peep(load);
             // Chapter 17: `p.f++` and `a[i]--` store the value plus or minus
-            // one; the expression is the old value.
-            let delta = if self.lexer.matchx("++") {
-                Some(1)
-            } else if self.lexer.matchx("--") {
-                Some(-1)
-            } else {
-                None
+            // one; the expression is the old value. Chapter 18: and
+            // `p.f += e` (`-=`, `*=`, `/=`) stores and is the new value.
+            let op_at = self.lexer.token_start();
+            let op = self.lexer.match_oper_assign();
+            let (kind, delta) = match op {
+                OperAssign::None => (None, None),
+                OperAssign::Op(b'+') => (Some(NodeKind::Add), None),
+                OperAssign::Op(b'-') => (Some(NodeKind::Sub), None),
+                OperAssign::Op(b'*') => (Some(NodeKind::Mul), None),
+                OperAssign::Op(b'/') => (Some(NodeKind::Div), None),
+                OperAssign::Inc => (Some(NodeKind::Add), Some(1)),
+                OperAssign::Dec => (Some(NodeKind::Add), Some(-1)),
+                OperAssign::Op(_) => {
+                    self.graph.unkeep(expr);
+                    self.graph.unkeep(off);
+                    return Err(Error::new("Not yet implemented", op_at));
+                }
             };
             // A field the struct declares final cannot change (an array's
             // elements always can); one final only through a read-only
             // reference is the store's error, found once optimized.
-            if delta.is_some() && !element && self.graph.types.field_is_final(info.ty, idx) {
+            if kind.is_some() && !element && self.graph.types.field_is_final(info.ty, idx) {
                 self.graph.unkeep(expr);
                 self.graph.unkeep(off);
                 return Err(Error::new(format!("Cannot reassign final '{name}'"), at));
             }
-            if let Some(delta) = delta {
+            let mut value = load;
+            if let Some(kind) = kind {
                 self.graph.keep(load);
-                let one = self.constant(delta);
-                let n = node::new_binary(&mut self.graph, NodeKind::Add, load, one);
+                let rhs = match delta {
+                    Some(delta) => Ok(self.constant(delta)),
+                    None => self.parse_asgn(),
+                };
+                let rhs = match rhs {
+                    Ok(rhs) => rhs,
+                    Err(e) => {
+                        self.graph.unkeep(load);
+                        self.graph.unkeep(expr);
+                        self.graph.unkeep(off);
+                        return Err(e);
+                    }
+                };
+                let n = node::new_binary(&mut self.graph, kind, load, rhs);
                 let n = node::widen(&mut self.graph, n);
                 let sum = self.peep(n);
-                self.note_operator(n, at);
-                let sum = self.zs_mask(sum, declared);
+                self.note_operator(n, op_at);
+                let sum = match delta {
+                    Some(_) => Ok(self.zs_mask(sum, declared)),
+                    None => self.lift_expr(sum, declared, false, op_at),
+                };
+                let sum = match sum {
+                    Ok(sum) => sum,
+                    Err(e) => {
+                        self.graph.unkeep(load);
+                        self.graph.unkeep(expr);
+                        self.graph.unkeep(off);
+                        return Err(e);
+                    }
+                };
+                self.graph.keep(sum);
                 self.store(&name, alias, declared, at, expr, off, sum);
+                self.graph.unkeep(sum);
                 self.graph.unkeep(load);
+                if delta.is_none() {
+                    value = sum;
+                }
             }
             self.graph.unkeep(expr);
             if self.graph.is_unused(expr) {
@@ -1875,7 +1920,7 @@ impl<'a> Parser<'a> {
             if self.graph.is_unused(off) {
                 self.graph.kill(off);
             }
-            expr = load;
+            expr = value;
         }
     }
 
