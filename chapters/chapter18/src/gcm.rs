@@ -170,6 +170,12 @@ fn cfg_preds(g: &Graph, n: NodeId) -> impl Iterator<Item = NodeId> + '_ {
     preds.iter().flatten().copied()
 }
 
+/// A control node that ends its block, where no code may go after it: a
+/// branch, or (chapter 18) a call, after which control is in the callee.
+fn ends_block(g: &Graph, n: NodeId) -> bool {
+    is_if(g, n) || matches!(g.kind(n), NodeKind::Call { .. })
+}
+
 fn is_if(g: &Graph, n: NodeId) -> bool {
     matches!(g.kind(n), NodeKind::If | NodeKind::Never)
 }
@@ -970,12 +976,12 @@ impl Late {
             // better: stop. (Without this, a constant that may float to
             // Start walks the whole dominator tree, quadratic in a long
             // program.)
-            if s.loop_depth(best) <= 1 && !is_if(g, best) {
+            if s.loop_depth(best) <= 1 && !ends_block(g, best) {
                 break;
             }
             up = s.idom(g, b);
         }
-        debug_assert!(!is_if(g, best), "code never goes after a block's branch");
+        debug_assert!(!ends_block(g, best), "code never goes after a block's end");
         self.late[i] = Some(best);
         self.placed.push(n);
     }
@@ -1161,7 +1167,7 @@ impl Late {
 /// (Simple's test also accepts "`cand` is deeper in the dominator tree",
 /// which on a walk up the tree never holds.)
 fn better(g: &Graph, s: &Schedule, cand: NodeId, best: NodeId) -> bool {
-    s.loop_depth(cand) < s.loop_depth(best) || is_if(g, best)
+    s.loop_depth(cand) < s.loop_depth(best) || ends_block(g, best)
 }
 
 /// False for a loop's back edge, seen from the def: late scheduling goes

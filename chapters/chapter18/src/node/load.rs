@@ -264,6 +264,9 @@ fn look_past(
                 };
                 m = g.in_(made, i);
             }
+            // Chapter 18: all of memory (what a function returns) holds
+            // the class's state in its slice for it.
+            NodeKind::MemMerge => m = super::mem_merge_slice(g, m, alias),
             _ => break,
         }
     }
