@@ -170,6 +170,8 @@ pub struct Parser<'a> {
 /// `return` seen so far (control, value, memory), merged at the end.
 struct FunctionBody {
     fun: NodeId,
+    /// Where the function starts, for its Return's errors.
+    at: u32,
     /// Its input of Stop, reserved when the body starts, so that Stop
     /// lists functions in the order they begin (`main` first).
     stop_slot: usize,
@@ -333,6 +335,7 @@ impl<'a> Parser<'a> {
         self.graph.add_def(self.stop, None);
         self.funs.push(FunctionBody {
             fun,
+            at: node::source_offset(at),
             stop_slot,
             rpc,
             base_level,
@@ -369,6 +372,7 @@ impl<'a> Parser<'a> {
     fn finish_function(&mut self, body: FunctionBody) -> NodeId {
         let FunctionBody {
             fun,
+            at,
             rpc,
             returns,
             stop_slot,
@@ -410,6 +414,7 @@ impl<'a> Parser<'a> {
         let ret = return_new(g, ctrl, mem, expr, rpc);
         g.unkeep(rpc);
         g.fun_of_return.insert(ret, fun);
+        g.operator_at.insert(ret, at);
         node::fun::set_ret(g, fun, ret);
         let ret = node::peephole(g, ret);
         g.set_def(self.stop, stop_slot, Some(ret));

@@ -1664,7 +1664,15 @@ fn check_peepholes_keep_meaning(src: &str) -> Result<(), String> {
     // such a parse starts from an empty worklist and can leave dead returns
     // under dead control, which global code motion does not expect. The
     // command line refuses `--scheduled` with `--no-peephole`.)
+    // Chapter 18: a program whose value is a loop body's that never runs
+    // returns a value never produced (`return ~int;`, as Simple prints
+    // testFuzz6); the plain graph computes something there. There is no
+    // meaning to keep.
+    let undefined = opt.print().starts_with("return ~");
     for (i, arg) in [0, 1, 10].into_iter().enumerate() {
+        if undefined {
+            break;
+        }
         if let (Some(a), Some(b)) = (&a[i], &b[i]) {
             assert_eq!(
                 a,

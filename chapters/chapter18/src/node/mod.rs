@@ -702,6 +702,7 @@ pub fn error(g: &mut Graph, n: NodeId) -> Option<crate::Error> {
         NodeKind::Store { .. } => null_access(g, n).or_else(|| store::error(g, n)),
         NodeKind::Call { .. } => call::error(g, n),
         NodeKind::Cast { .. } => cast::error(g, n),
+        NodeKind::Return => return_::error(g, n),
         NodeKind::FRef { .. } => fref::error(g, n),
         NodeKind::Phi { parm: None, .. } => phi::error(g, n),
         _ => None,

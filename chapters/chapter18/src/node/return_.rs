@@ -82,3 +82,15 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
     print_node(g, g.in_(n, 2), out);
     out.push(';');
 }
+
+/// A function whose value has no type at all (it returns what it returns:
+/// `val g = { -> g(); };`) has no defined return type. (A merge of values
+/// with nothing in common is its Phi's error.)
+pub fn error(g: &Graph, n: NodeId) -> Option<crate::Error> {
+    let expr = g.in_(n, 2);
+    if g.ty(expr) != Types::BOTTOM || matches!(g.kind(expr), NodeKind::Phi { .. }) {
+        return None;
+    }
+    let at = g.operator_at.get(&n).copied().unwrap_or(u32::MAX);
+    Some(crate::Error::new("No defined return type", at as usize))
+}
