@@ -2290,8 +2290,11 @@ impl<'a> Parser<'a> {
         let call = node::peephole(g, call);
         let cend = node::call_end::new(g, call);
         let cend = node::peephole(g, cend);
-        // Linking waits for the CallEnd: the call is visited again.
-        g.work.push(call);
+        // Linking waits for the CallEnd: the call is visited again (a
+        // call of a forward reference, when the reference is resolved).
+        if !matches!(g.kind(expr), NodeKind::FRef { .. }) {
+            g.work.push(call);
+        }
         let c = cproj_new(g, cend, 0, scope::CTRL);
         let c = node::peephole(g, c);
         let m = proj_new(g, cend, 1, scope::MEM);

@@ -35,10 +35,15 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     }
     let fptr = call::fptr(g, c);
     g.add_dep(fptr, n);
-    let ret = g
-        .types
-        .fun_parts(g.ty(fptr))
-        .map_or(Types::BOTTOM, |(_, ret, _, _)| ret);
+    let ft = g.ty(fptr);
+    // A pointer not known yet (a cast of null that dies) calls nothing yet.
+    let ret = if ft == Types::TOP {
+        Types::TOP
+    } else {
+        g.types
+            .fun_parts(ft)
+            .map_or(Types::BOTTOM, |(_, ret, _, _)| ret)
+    };
     let ctrl = g.ty(c);
     g.types.tuple(&[ctrl, Types::MEM_BOT, ret])
 }
