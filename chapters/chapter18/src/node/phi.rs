@@ -218,7 +218,11 @@ fn null_merge(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         nullx = Some(2);
     }
     let nullx = nullx?;
-    let value = g.in_(n, 3 - nullx);
+    let mut value = g.in_(n, 3 - nullx);
+    // Chapter 18: the value tested may arrive through its not-null cast.
+    if matches!(g.kind(value), NodeKind::Cast { .. }) {
+        value = g.in_(value, 1);
+    }
     let region = g.in_(n, 0);
     let iff = super::idom(g, region)?;
     if !matches!(g.kind(iff), NodeKind::If) {
