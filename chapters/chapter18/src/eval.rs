@@ -482,8 +482,8 @@ struct Evaluator<'g> {
     /// The control nodes from which a Return can be reached.
     returns: Vec<bool>,
     /// Chapter 18: the calls in progress, innermost last, each with the
-    /// caller's phis and objects made, restored when the callee returns.
-    frames: Vec<(NodeId, FxHashMap<NodeId, Val>, FxHashMap<NodeId, usize>)>,
+    /// caller's phis, restored when the callee returns.
+    frames: Vec<(NodeId, FxHashMap<NodeId, Val>)>,
 }
 
 impl Evaluator<'_> {
@@ -530,7 +530,7 @@ impl Evaluator<'_> {
                     // put them: the caller reads them through the memory
                     // and pointers it returned. (A New on a recursive
                     // path is still one object per New here: a known gap.)
-                    let (call, phis, _news) = self.frames.pop().expect("a call in progress");
+                    let (call, phis) = self.frames.pop().expect("a call in progress");
                     self.phis = phis;
                     let cend = crate::node::call::cend(g, call);
                     if let Some(cend) = cend {
@@ -618,8 +618,7 @@ impl Evaluator<'_> {
                     crate::exec::MAX_CALL_DEPTH
                 ));
             }
-            let news = self.news.borrow().clone();
-            self.frames.push((c, self.phis.clone(), news));
+            self.frames.push((c, self.phis.clone()));
         }
         for (p, v) in parms.into_iter().zip(values) {
             self.phis.insert(p, v);

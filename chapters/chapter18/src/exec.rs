@@ -187,7 +187,7 @@ impl Machine<'_> {
 
     /// Sets a register, remembering the old value if a call is running.
     fn set_reg(&mut self, n: NodeId, v: Val) {
-        let old = std::mem::replace(&mut self.regs[n.nid() as usize], Some(v));
+        let old = self.regs[n.nid() as usize].replace(v);
         if let Some(frame) = self.frames.last_mut() {
             frame.saved.push((n, old));
         }

@@ -441,11 +441,11 @@ impl Cfg {
                 // Chapter 18: a call does not flow into its callee, nor a
                 // Return into a CallEnd: each function is its own graph,
                 // entered from Start.
-                let call_edge = match (g.kind(n), g.kind(u)) {
-                    (NodeKind::Call { .. }, NodeKind::Fun { .. }) => true,
-                    (NodeKind::Return, NodeKind::CallEnd { .. }) => true,
-                    _ => false,
-                };
+                let call_edge = matches!(
+                    (g.kind(n), g.kind(u)),
+                    (NodeKind::Call { .. }, NodeKind::Fun { .. })
+                        | (NodeKind::Return, NodeKind::CallEnd { .. })
+                );
                 // Dead control leads nowhere: no walk enters it.
                 if !call_edge && cfg.place[u.nid() as usize] != Self::ABSENT && u != g.xctrl() {
                     cfg.succs.push(u);
@@ -631,7 +631,10 @@ fn force_exit(g: &mut Graph, s: &mut Schedule, lp: NodeId, stop: NodeId) {
     }
     let ret = crate::node::fun::ret(g, f).expect("a function has its Return");
     let start = g.start();
-    let top = g.add_node(NodeKind::Constant(crate::types::Types::TOP), vec![Some(start)]);
+    let top = g.add_node(
+        NodeKind::Constant(crate::types::Types::TOP),
+        vec![Some(start)],
+    );
     g.set_ty(top, crate::types::Types::TOP);
     let (ctrl, mem, expr) = (g.in_(ret, 0), g.in_(ret, 1), g.in_(ret, 2));
     if g.ty(ctrl) == crate::types::Types::XCTRL {
@@ -641,9 +644,9 @@ fn force_exit(g: &mut Graph, s: &mut Schedule, lp: NodeId, stop: NodeId) {
         return;
     }
     let merged = matches!(g.kind(ctrl), NodeKind::Region)
-        && [mem, expr].iter().all(|&p| {
-            matches!(g.kind(p), NodeKind::Phi { .. }) && g.input(p, 0) == Some(ctrl)
-        });
+        && [mem, expr]
+            .iter()
+            .all(|&p| matches!(g.kind(p), NodeKind::Phi { .. }) && g.input(p, 0) == Some(ctrl));
     let (ctrl, mem, expr) = if merged {
         (ctrl, mem, expr)
     } else {

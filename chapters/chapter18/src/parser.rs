@@ -798,9 +798,7 @@ impl<'a> Parser<'a> {
         }
         self.scope = exit;
         self.graph.unkeep(body);
-        if self.graph.is_dead(body)
-            || !(never_runs || self.seen_after_loop(body, head_ctrl, 16))
-        {
+        if self.graph.is_dead(body) || !(never_runs || self.seen_after_loop(body, head_ctrl, 16)) {
             return Ok(zero);
         }
         Ok(self.peep(body))
@@ -829,8 +827,10 @@ impl<'a> Parser<'a> {
             );
         budget > 0
             && pure
-            && (1..g.n_ins(v))
-                .all(|i| g.input(v, i).is_none_or(|x| self.seen_after_loop(x, head, budget - 1)))
+            && (1..g.n_ins(v)).all(|i| {
+                g.input(v, i)
+                    .is_none_or(|x| self.seen_after_loop(x, head, budget - 1))
+            })
     }
 
     /// Skips a `for` loop's next expression, up to the `)` that closes the
@@ -1366,8 +1366,8 @@ impl<'a> Parser<'a> {
         // `T !x,` (so `x ? y : z` stays an expression even when `y` is a
         // name).
         self.lexer.matches("!");
-        let next_is_name = self.lexer.match_id().is_some()
-            && (self.lexer.peek_is(',') || self.lexer.peek_is(';'));
+        let next_is_name =
+            self.lexer.match_id().is_some() && (self.lexer.peek_is(',') || self.lexer.peek_is(';'));
         self.lexer.set_pos(after);
         if next_is_name {
             self.forward.insert(name.into());
@@ -1422,13 +1422,17 @@ impl<'a> Parser<'a> {
     fn parse_struct(&mut self) -> Result<(), Error> {
         // A struct's body runs once, where it is declared.
         if !self.at_top_level() {
-            return Err(
-                Error::new("struct declarations can only appear in top level scope", self.lexer.token_start())
-            );
+            return Err(Error::new(
+                "struct declarations can only appear in top level scope",
+                self.lexer.token_start(),
+            ));
         }
         let name = self.require_id()?;
         if self.structs.contains_key(&name) {
-            return Err(Error::new(format!("struct '{name}' cannot be redefined"), self.lexer.token_start()));
+            return Err(Error::new(
+                format!("struct '{name}' cannot be redefined"),
+                self.lexer.token_start(),
+            ));
         }
         // Chapter 17: a struct's body is a constructor's scope, and no
         // longer the top level (a struct cannot be declared inside it).
