@@ -1,14 +1,17 @@
 //! The driver: one object that carries a program through the phases.
 //!
 //! Every chapter has the same driver with the same methods, grown as the
-//! chapters grow, so that the `simple` command can run any chapter. In this
-//! chapter there is one phase, `parse` (parsing and peephole optimization
-//! are one pass), `iterate` (peepholes again, to a fixed point, now that
-//! the whole program is known, then a check for possible null
-//! dereferences, then global code motion), three views of the result,
-//! `print`, `dot` and the scheduled listing `ir`, and two ways to run it:
-//! `eval` walks the graph, `eval_scheduled` runs the schedule block by
-//! block.
+//! chapters grow, so that the `simple` command can run any chapter.
+//! Chapter 18 has Simple's chapter 18 phases, one method each: `parse`
+//! (parsing and peephole optimization are one pass), `opto` (peepholes
+//! again, to a fixed point, now that the whole program is known: calls are
+//! linked to their functions and single-caller functions inlined),
+//! `type_check` (what only the optimized graph shows: a pointer that may
+//! be null, a call with the wrong arguments, a function whose returns have
+//! no common type), `gcm` (global code motion) and `local_sched`; `iterate`
+//! runs the four after `parse`. Then three views of the result, `print`,
+//! `dot` and the scheduled listing `ir`, and two ways to run it: `eval`
+//! walks the graph, `eval_scheduled` runs the schedule block by block.
 
 use crate::dot;
 use crate::error::Error;
@@ -21,8 +24,6 @@ use rustc_hash::FxHashMap;
 /// A compilation of one Simple program.
 pub struct CodeGen {
     pub src: String,
-    /// The value of `arg`, when it is a compile-time constant.
-    pub arg: Option<i64>,
     /// Build the graph exactly as parsed, without peepholes.
     pub disable_peephole: bool,
     /// The graph, once parsed.
@@ -35,26 +36,22 @@ pub struct CodeGen {
     pub first_alias: FxHashMap<TypeId, u32>,
     /// Facts about the blocks, once `iterate` has scheduled the program.
     pub schedule: Option<crate::gcm::Schedule>,
+    /// Chapter 18: each block's nodes in order, once `local_sched` ran.
+    pub local: Option<FxHashMap<NodeId, Vec<NodeId>>>,
 }
 
 impl CodeGen {
     pub fn new(src: &str) -> Self {
         CodeGen {
             src: src.to_owned(),
-            arg: None,
             disable_peephole: false,
             graph: Graph::new(),
             stop: None,
             show_graphs: Vec::new(),
             first_alias: FxHashMap::default(),
             schedule: None,
+            local: None,
         }
-    }
-
-    /// Compile with `arg` known to be `value`.
-    pub fn with_arg(mut self, value: i64) -> Self {
-        self.arg = Some(value);
-        self
     }
 
     /// Compile without peephole optimization.
@@ -66,7 +63,7 @@ impl CodeGen {
     /// Parses and optimizes the program.
     pub fn parse(&mut self) -> Result<&mut Self, Error> {
         let src = std::mem::take(&mut self.src);
-        let mut parser = Parser::new(&src, self.arg, self.disable_peephole);
+        let mut parser = Parser::new(&src, self.disable_peephole);
         let result = parser.parse();
         self.first_alias = parser.first_aliases();
         self.graph = parser.graph;
@@ -116,6 +113,7 @@ impl CodeGen {
     }
 
     pub fn local_sched(&mut self) -> Result<&mut Self, Error> {
+        self.local = Some(crate::list_sched::local_schedule(&self.graph));
         Ok(self)
     }
 
@@ -142,7 +140,13 @@ impl CodeGen {
     /// from one mutable heap. Needs `iterate` first (it schedules).
     pub fn eval_scheduled(&self, arg: i64, loops: usize) -> crate::eval::Outcome {
         match &self.schedule {
-            Some(_) => crate::exec::execute(&self.graph, &self.first_alias, arg, loops),
+            Some(_) => crate::exec::execute(
+                &self.graph,
+                &self.first_alias,
+                self.local.as_ref(),
+                arg,
+                loops,
+            ),
             None => crate::eval::Outcome::Fault("the program is not scheduled yet".into()),
         }
     }

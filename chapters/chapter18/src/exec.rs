@@ -27,11 +27,11 @@ use crate::eval::{
     array_count, array_length, element_index, projection, pure_value, Eval, Memory, Outcome,
     Showing, Shown, Val, Value,
 };
-use crate::gcm::{block, is_block_head};
+use crate::gcm::is_block_head;
 use crate::graph::{Graph, NodeId};
 use crate::node::{element_offset, is_cfg, new_proj, NodeKind};
 use crate::types::TypeId;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 /// An object on the heap: its struct type and its fields, by index.
 struct Object {
@@ -43,14 +43,20 @@ struct Object {
 
 /// Runs the scheduled program of `g` with `arg` bound to `arg`, allowing
 /// at most `loops` trips around loop back edges.
-pub fn execute(g: &Graph, first_alias: &FxHashMap<TypeId, u32>, arg: i64, loops: usize) -> Outcome {
+pub fn execute(
+    g: &Graph,
+    first_alias: &FxHashMap<TypeId, u32>,
+    local: Option<&FxHashMap<NodeId, Vec<NodeId>>>,
+    arg: i64,
+    loops: usize,
+) -> Outcome {
     let mut m = Machine {
         g,
         first_alias,
         arg,
         regs: vec![None; g.len() + 1],
         heap: Vec::new(),
-        bodies: FxHashMap::default(),
+        bodies: local.cloned().unwrap_or_default(),
         frames: Vec::new(),
         returned: None,
     };
@@ -264,66 +270,13 @@ impl Machine<'_> {
         Ok(())
     }
 
-    /// The data nodes of block `blk` other than phis, each after its inputs
-    /// in the same block (an anti-dependence is such an input too).
+    /// The data nodes of block `blk` other than phis, in the order the
+    /// local schedule gave them (made now if it has not run).
     fn body(&mut self, blk: NodeId) -> Vec<NodeId> {
         if let Some(b) = self.bodies.get(&blk) {
             return b.clone();
         }
-        let g = self.g;
-        let mut members: Vec<NodeId> = Vec::new();
-        let mut work: Vec<NodeId> = g.outputs(blk).to_vec();
-        // Pinned nodes hang off a control node that need not be the head
-        // (a New after an If in the same block); look one level down too.
-        // The sets are the block's size, not the graph's: there is a body
-        // per block.
-        let mut seen: FxHashSet<NodeId> = FxHashSet::default();
-        while let Some(n) = work.pop() {
-            if !seen.insert(n) {
-                continue;
-            }
-            if is_cfg(g, n) {
-                if !is_block_head(g, n) && block_head_of(g, n) == Some(blk) {
-                    work.extend(g.outputs(n).iter().copied());
-                }
-                continue;
-            }
-            if matches!(g.kind(n), NodeKind::Phi { .. }) || block_head_of(g, n) != Some(blk) {
-                continue;
-            }
-            // A New's projections come with it.
-            if matches!(g.kind(n), NodeKind::New { .. }) {
-                work.extend(g.outputs(n).iter().copied());
-            }
-            members.push(n);
-        }
-        members.sort();
-        // Order by dependences inside the block, depth first.
-        let inside: FxHashSet<NodeId> = members.iter().copied().collect();
-        let mut done: FxHashSet<NodeId> = FxHashSet::default();
-        let mut order = Vec::with_capacity(members.len());
-        for &n in &members {
-            let mut stack = vec![(n, 0usize)];
-            while let Some((x, i)) = stack.pop() {
-                if i == 0 && done.contains(&x) {
-                    continue;
-                }
-                if let Some(def) = (i..g.n_ins(x)).find_map(|j| {
-                    g.input(x, j)
-                        .filter(|d| {
-                            (j > 0 || new_proj(g, x)) && inside.contains(d) && !done.contains(d)
-                        })
-                        .map(|d| (j, d))
-                }) {
-                    stack.push((x, def.0 + 1));
-                    stack.push((def.1, 0));
-                    continue;
-                }
-                if done.insert(x) {
-                    order.push(x);
-                }
-            }
-        }
+        let order = crate::list_sched::block_order(self.g, blk);
         self.bodies.insert(blk, order.clone());
         order
     }
@@ -464,16 +417,6 @@ impl Machine<'_> {
             other => Value::Int(other.number()),
         }
     }
-}
-
-/// The block head a node belongs to: its block, or for a pinned node
-/// hanging off a control node inside a block, that node's block.
-fn block_head_of(g: &Graph, n: NodeId) -> Option<NodeId> {
-    let mut b = block(g, n)?;
-    while !is_block_head(g, b) {
-        b = g.input(b, 0)?;
-    }
-    Some(b)
 }
 
 /// The control node that ends block `blk` and leads into `next` (for a

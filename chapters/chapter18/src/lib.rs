@@ -22,6 +22,7 @@ pub mod gcm;
 pub mod graph;
 pub mod iter;
 pub mod lexer;
+pub mod list_sched;
 pub mod node;
 pub mod parser;
 pub mod types;

@@ -193,15 +193,12 @@ impl Parser<'_> {
 type Parsed = Result<NodeId, Error>;
 
 impl<'a> Parser<'a> {
-    /// A parser for `src`; `arg` is a known constant or, if `None`, any
-    /// integer.
-    pub fn new(src: &'a str, arg: Option<i64>, disable_peephole: bool) -> Self {
+    /// A parser for `src`. (Chapter 18: `arg` is `main`'s parameter, any
+    /// integer; a program that wants a known value assigns it.)
+    pub fn new(src: &'a str, disable_peephole: bool) -> Self {
         let mut graph = Graph::new();
         graph.disable_peephole = disable_peephole;
-        let arg_type = match arg {
-            Some(value) => graph.types.int(value),
-            None => Types::INT_BOT,
-        };
+        let arg_type = Types::INT_BOT;
         let scope = scope::new(&mut graph);
         // Chapter 16: Start always hands in memory, whole, before `arg`.
         let args = graph.types.tuple(&[Types::CTRL, Types::MEM_TOP, arg_type]);

@@ -893,7 +893,10 @@ fn test_truncated_loops() {
     }
     // Chapter 18: a program that falls off its end returns its last
     // statement's value, a loop's being its body's.
-    assert_eq!(compile_ok("while(arg) { arg=arg-1; }"), "return (Phi(Loop,arg,Sub)-1);");
+    assert_eq!(
+        compile_ok("while(arg) { arg=arg-1; }"),
+        "return (Phi(Loop,arg,Sub)-1);"
+    );
     // Every prefix of a deep nest, in every configuration.
     let src = format!(
         "int a=0; {} return a;",
