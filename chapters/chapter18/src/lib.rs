@@ -1,15 +1,20 @@
-//! # Simple, chapter 17: mutability and syntax sugar
+//! # Simple, chapter 18: functions and calls
 //!
-//! A compiler for the Simple language of chapter 17, from source text to an
-//! optimized sea-of-nodes graph. The parser ([`parser`]) builds the graph and
-//! peepholes every node as it is made ([`node`]); types come from an interned
-//! lattice ([`types`]); nodes live in an arena with consistent edges
-//! ([`graph`]). [`CodeGen`] drives it all:
+//! A compiler for the Simple language of chapter 18, from source text to an
+//! optimized sea-of-nodes graph. Functions are values (`{ int x -> x*x; }`),
+//! the program is the function `main`, and each function has one Return.
+//! The parser ([`parser`]) builds the graph and peepholes every node as it
+//! is made ([`node`]): Fun, Parm, Call and CallEnd carry functions and
+//! calls, which the optimizer links and, for a function with one call
+//! site, inlines. Types come from an interned lattice ([`types`]), with
+//! function pointer types; nodes live in an arena with consistent edges
+//! ([`graph`]). [`CodeGen`] drives it all, phase by phase (`parse`,
+//! `opto`, `type_check`, `gcm`, `local_sched`):
 //!
 //! ```
-//! let mut code = chapter18::CodeGen::new("return 1+arg+2;");
-//! code.parse().unwrap();
-//! assert_eq!(code.print(), "return (arg+3);");
+//! let mut code = chapter18::CodeGen::new("val sq = { int x -> x*x; }; return sq(arg)+1;");
+//! code.parse().unwrap().opto().unwrap();
+//! assert_eq!(code.print(), "return ((arg*arg)+1);");
 //! ```
 
 pub mod codegen;

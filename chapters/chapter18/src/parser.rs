@@ -5,7 +5,7 @@
 //! `1+2` never exists as an Add: the parser receives the constant 3.
 //!
 //! ```text
-//! program    : statement*
+//! program    : statement*                (the body of `{ int arg -> ... }`)
 //! statement  : 'return' asgn ';' | decl_stmt
 //!            | 'struct' struct_name '{' (type ['!'] id ';')* '}'
 //!            | '{' statement* '}' | 'if' '(' asgn ')' statement ['else' statement]
@@ -21,10 +21,13 @@
 //! additive   : multiplicative (('+' | '-') multiplicative)*
 //! multiplicative : unary (('*' | '/') unary)*
 //! unary      : ('++' | '--') id | '-' unary | '!' unary | postfix
-//! postfix    : primary ('.' id | '[' asgn ']' | '#')* ['=' asgn | '++' | '--']
+//! postfix    : primary ('.' id | '[' asgn ']' | '#' | '(' [asgn (',' asgn)*] ')')*
+//!              ['=' asgn | ('+=' | '-=' | '*=' | '/=') asgn | '++' | '--']
 //! primary    : number | 'true' | 'false' | 'null' | 'new' type ['[' asgn ']']
 //!            | id [('+=' | '-=' | '*=' | '/=') asgn | '++' | '--'] | '(' asgn ')'
-//! type       : (prim_type | 'var' | 'val' | struct_name) ('?' | '[]')*
+//!            | '{' (type id [','])* '->' statement* '}'
+//! type       : (prim_type | 'var' | 'val' | struct_name) ('?' | '[]')* | fun_type
+//! fun_type   : '{' type* ['->' type] '}' ['?']      ({int flt -> int}, {int})
 //! prim_type  : 'int' | 'i64' | 'i32' | 'i16' | 'i8' | 'u32' | 'u16' | 'u8'
 //!            | 'byte' | 'u1' | 'bool' | 'flt' | 'f64' | 'f32'
 //! ```
@@ -92,6 +95,22 @@
 //! all the way down (a `ReadOnly` node). Every expression node goes
 //! through [`Parser::peep`], which swaps in what the guards of the
 //! enclosing tests know about it (see `node::scope`).
+//!
+//! Chapter 18 brings functions. The program is the body of the function
+//! `main` ([`Parser::parse_function_body`]): a Fun node with a Parm for
+//! the return program counter, all of memory, and each argument; every
+//! `return` is recorded and, at the end of the body, merged into the
+//! function's one Return (a Region and Phis when there are several).
+//! Statements have values (a block's is its last statement's), and a
+//! function falling off its end returns that value. A function literal
+//! `{ int x -> ... }` is a constant of a new function pointer type; a call
+//! `f(a, b)` is a Call taking control, all of memory (the split classes
+//! merged back, [`Parser::memory_merge`]), the arguments and the pointer,
+//! and its CallEnd gives back control, all of memory (a new default for
+//! every class) and the result. A name used before it is declared is a
+//! forward reference (an FRef), which the `val` that declares it resolves,
+//! so functions may call themselves and each other. Functions are not
+//! closures: a body may read an outer name only if it is a final constant.
 //!
 //! Recursion is guarded: the machine stack grows on demand and nesting past
 //! [`MAX_NESTING`] levels is an error, not a crash.

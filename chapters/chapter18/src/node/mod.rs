@@ -80,13 +80,16 @@ use crate::types::{Int, TypeId, Types};
 /// data that is not an edge.
 #[derive(Clone, Debug)]
 pub enum NodeKind {
-    /// Function entry; produces the tuple of control and the argument.
+    /// The program's entry; produces the tuple of control, memory and the
+    /// argument. Chapter 18: every function's Fun hangs off it (the
+    /// callers not known), `main`'s first.
     Start {
         args: TypeId,
     },
-    /// Function exit; its inputs are the `Return`s.
+    /// The program's exit; its inputs are the functions' `Return`s.
     Stop,
-    /// Returns `in(1)` under control `in(0)`.
+    /// A function's one exit: control `in(0)`, memory `in(1)`, the value
+    /// `in(2)` and the return program counter `in(3)` (chapter 18).
     Return,
     /// A constant; its only input is Start, to make it reachable in walks.
     Constant(TypeId),

@@ -1,8 +1,11 @@
 //! Proj and CProj: element `idx` of a multi-valued node's tuple.
 //!
-//! Control projections (CProj) are Start's initial control (`$ctrl`) and
-//! the True and False arms of an If; each begins a basic block. Data
-//! projections (Proj) are Start's `arg` and the whole memory (`$mem`).
+//! Control projections (CProj) are the True and False arms of an If, and
+//! (chapter 18) a CallEnd's control; each begins a basic block. Data
+//! projections (Proj) are Start's whole memory (`$mem`), a New's pointer
+//! and slices, and a CallEnd's memory and result, which prints as the call
+//! (`sq( 3)`). A projection of a call being inlined becomes the callee's
+//! Return's control, memory or value.
 
 use super::NodeKind;
 use crate::graph::{Graph, NodeId};

@@ -1,4 +1,5 @@
-//! Start: the entry of the function.
+//! Start: the entry of the program (chapter 18: of every function, whose
+//! unknown callers it stands for).
 //!
 //! Start's value is a tuple: the initial control, the whole of memory as
 //! one value (chapter 16: always, as Simple's `$mem`; nothing is stored
