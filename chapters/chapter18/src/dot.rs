@@ -83,14 +83,16 @@ fn multi_table(g: &Graph, sb: &mut String, n: NodeId, lab: &str) {
         "\t\t\t<TABLE BORDER=\"0\" CELLBORDER=\"1\" CELLSPACING=\"0\" CELLPADDING=\"4\">\n",
     );
     let _ = writeln!(sb, "\t\t\t<TR><TD BGCOLOR=\"yellow\">{lab}</TD></TR>");
-    sb.push_str("\t\t\t<TR>");
     let projs: Vec<NodeId> = g
         .outputs(n)
         .iter()
         .copied()
         .filter(|&u| matches!(g.kind(u), NodeKind::Proj { .. } | NodeKind::CProj { .. }))
         .collect();
+    // Chapter 18: Start may have no projection left (Graphviz rejects an
+    // empty row).
     if !projs.is_empty() {
+        sb.push_str("\t\t\t<TR>");
         sb.push_str(
             "<TD>\n\t\t\t\t<TABLE BORDER=\"0\" CELLBORDER=\"1\" CELLSPACING=\"0\">\n\t\t\t\t<TR>",
         );
@@ -104,8 +106,9 @@ fn multi_table(g: &Graph, sb: &mut String, n: NodeId, lab: &str) {
             let _ = write!(sb, ">{}</TD>", glabel(g, p));
         }
         sb.push_str("</TR>\n\t\t\t\t</TABLE>\n\t\t\t</TD>");
+        sb.push_str("</TR>\n");
     }
-    sb.push_str("</TR>\n\t\t\t</TABLE>>\n\t\t");
+    sb.push_str("\t\t\t</TABLE>>\n\t\t");
 }
 
 fn scope_tables(g: &Graph, sb: &mut String, s: NodeId) {

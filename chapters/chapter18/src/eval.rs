@@ -402,6 +402,8 @@ pub(crate) fn pure_value(
         NodeKind::Constant(t) => Some(Ok(match g.types.get(*t) {
             Type::Int(_) => Val::Int(g.types.int_value(*t).unwrap_or(0)),
             Type::Flt(_) => Val::Float(g.types.flt_value(*t).unwrap_or(0.0)),
+            // A pointer to no function is null.
+            Type::FunPtr { fidxs: 0, .. } => Val::Null,
             Type::FunPtr { .. } => Val::Fun(*t),
             _ => Val::Null,
         })),

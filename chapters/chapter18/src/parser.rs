@@ -543,7 +543,7 @@ impl<'a> Parser<'a> {
                 p.require("}")?;
                 Ok(Some(v))
             } else if p.lexer.matchx("if") {
-                p.parse_if(at).map(|_| zero)
+                p.parse_if(at).map(Some)
             } else if p.lexer.matchx("while") {
                 p.parse_while().map(Some)
             } else if p.lexer.matchx("break") {
@@ -564,11 +564,11 @@ impl<'a> Parser<'a> {
     }
 
     /// `if ( expr ) statement [else statement]`, `if` already read at `at`.
-    fn parse_if(&mut self, at: usize) -> Result<(), Error> {
+    fn parse_if(&mut self, at: usize) -> Parsed {
         self.require("(")?;
         let pred = self.parse_asgn()?;
         self.require(")")?;
-        self.parse_trinary(pred, Arms::Statements, at).map(|_| ())
+        self.parse_trinary(pred, Arms::Statements, at)
     }
 
     /// The two arms of a test of `pred`: the statements of an `if`, or

@@ -127,6 +127,10 @@ pub fn error(g: &mut Graph, n: NodeId) -> Option<crate::Error> {
     };
     let at = at as usize;
     let t = g.ty(fptr(g, n));
+    // A call that never runs, or of a pointer never made, calls nothing.
+    if g.ty(g.in_(n, 0)) == crate::types::Types::XCTRL || g.types.is_high(t) {
+        return None;
+    }
     let Some((sig, _, _, nil)) = g.types.fun_parts(t) else {
         // A forward reference left undefined reports itself.
         return (t != crate::types::Types::BOTTOM).then(|| {

@@ -47,9 +47,12 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
         return Types::IF_TRUE;
     }
     // Chapter 18: a function pointer that cannot be null is true.
-    if let Some((_, _, _, nil)) = g.types.fun_parts(t) {
+    // One that points to no function at all is null: false.
+    if let Some((_, _, fidxs, nil)) = g.types.fun_parts(t) {
         return if nil == 2 {
             Types::IF_TRUE
+        } else if fidxs == 0 {
+            Types::IF_FALSE
         } else {
             Types::IF_BOTH
         };
@@ -57,6 +60,9 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     match g.types.int_value(t) {
         Some(0) => Types::IF_FALSE,
         Some(_) => Types::IF_TRUE,
+        // Chapter 18: a range without 0 (an array's length `[4-7]`) is
+        // true, as Simple tests whether the type's zero fits it.
+        None if g.types.is_int(t) && !g.types.isa(Types::INT_ZERO, t) => Types::IF_TRUE,
         None => Types::IF_BOTH,
     }
 }
