@@ -396,3 +396,55 @@ return p.coffee_count;
     assert_eq!(code.print(), "return 1;");
     assert_shows(&code, 2, "1");
 }
+
+// Not in the Java tests: what building and testing chapter 18 found.
+
+/// A constructor that calls a function: the call hands back all of
+/// memory, and the merge after `?:` must give each class's Phi the state
+/// on each arm, not the default memory's Phi (the scheduled run read that
+/// Phi before it was set). Simple rejects the program (`'L' is not fully
+/// initialized`); it is a fine program.
+#[test]
+fn test_constructor_calls() {
+    let code = compile(
+        "\
+struct L { L? next; int v; };
+val build = { int n -> n == 0 ? null : new L { next = build(n - 1); v = n; }; };
+return build(arg);
+",
+    );
+    assert_eq!(
+        code.print(),
+        "Stop[ return build( arg); return Phi(Region,null,L); ]"
+    );
+    assert_shows(&code, 0, "null");
+    assert_shows(&code, 2, "L{next=L{next=null,v=1},v=2}");
+}
+
+/// A call on an arm that never runs, of a pointer that is null there, is
+/// no error (its argument was checked against the high type of a pointer
+/// never made); the null function tests false.
+#[test]
+fn test_dead_call_of_null() {
+    let code = compile("val g = { {int -> int}? h -> h ? h(1) : 0; };\nreturn g(null);\n");
+    assert_eq!(code.print(), "return 0;");
+    assert_shows(&code, 0, "0");
+}
+
+/// Recursion deeper than the evaluators' bound is a fault, not a crash of
+/// the host's stack.
+#[test]
+fn test_deep_recursion_is_a_fault() {
+    let code =
+        compile("val down = { int n -> n <= 0 ? 0 : down(n - 1) + 1; };\nreturn down(arg);\n");
+    assert_shows(&code, 100, "100");
+    for outcome in [
+        code.eval(1_000_000, 10_000_000),
+        code.eval_scheduled(1_000_000, 10_000_000),
+    ] {
+        let Outcome::Fault(message) = outcome else {
+            panic!("{outcome:?}");
+        };
+        assert!(message.starts_with("Recursion deeper than"), "{message}");
+    }
+}

@@ -94,8 +94,8 @@ pub fn mem(g: &mut Graph, min: NodeId, a: usize, st: Option<NodeId>) -> NodeId {
 pub fn merge(g: &mut Graph, this: NodeId, that: NodeId, region: NodeId) {
     let n = g.n_ins(this).max(g.n_ins(that));
     // Chapter 18: the default memory (slot 1) changes at a call, so it
-    // merges like a class.
-    for a in 1..n {
+    // merges like a class; last, since a class without a slot reads it.
+    for a in (2..n).chain(1..2) {
         if alias(g, this, a) != alias(g, that, a) {
             let lhs = mem(g, this, a, None);
             let rhs = mem(g, that, a, None);
