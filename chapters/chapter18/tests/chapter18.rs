@@ -448,3 +448,55 @@ fn test_deep_recursion_is_a_fault() {
         assert!(message.starts_with("Recursion deeper than"), "{message}");
     }
 }
+
+/// Found by `simple fuzz --chapter 18` (seed 528): a load moved past a
+/// loop's memory Phi freed a dead cycle through it (the loop stored only
+/// what the load read), and the load died with it while still being
+/// optimized.
+#[test]
+fn test_fuzz_seed_528() {
+    let code = compile(
+        "\
+int v0 = -((arg == arg) >> (arg >= arg));
+int v1 = ((arg >>> (1)));
+int[] !a2 = new int[4 + (arg & 3)];
+flt[] !a3 = new flt[5];
+v0 = (6 / ((v0 == a3#) / (arg * a2[6 & 3])));
+u32 v4 = v0;
+--v4;
+int t5 = a2[(v4 ^ v4) & 3];
+a2[(v4 ^ v4) & 3] = a2[v1 & 3];
+a2[v1 & 3] = t5;
+var v6 = ((arg - arg) > -arg);
+v1 = (((9 | arg) * (((arg - arg) >= (a3[(v6 / v6) & 3] * arg)) * ((v4 << a2[v0 & 3]) ? (v6 <= 4) : (v4)))) / a2[(t5 - ((t5 <= arg) ? (t5 >= arg) : (arg & v6))) & 3]);
+flt t7 = a3[(v6 > v4) & 3];
+a3[(v6 > v4) & 3] = a3[((5 ? -8 : (7 == v6)) << v1) & 3];
+a3[((5 ? -8 : (7 == v6)) << v1) & 3] = t7;
+v6 = a2[(6 | v1) & 3];
+if (arg == 3) a2[a2#] = (1 | arg);
+int c8 = 0;
+while (c8 < a3#) {
+  t7 = t7 + a3[c8];
+  c8 = c8 + 1;
+}
+if (v4) {
+} else {
+  v6 = (a2[((7) ? v4 : (v0 / v6)) & 3] >>> v0);
+  for (int c10 = 0; c10 < 4; c10++) {
+    a2[(v4) & 3] = ((a2# ^ t5) + (1));
+    if (v6) {
+      --v4;
+    } else {
+      t7 = t7;
+      v4 = ((((v6 ? v6 : (arg != t5)) << ((7 != v0) ? 6 : v1)) <= (v4 * 3)) > -(((((v0 / v1) ? (a3# >> v1) : (v1 <= v4)) | v1) ? (((v4 >>> 6) ? (v6 << 9) : 4) | a2[(a3# > v0) & 3]) : (v6 & v0))));
+    }
+  }
+  v1 += ((0 > ((t5 & (8 ? (v0 < arg) : (a2[v0 & 3] < ((v6 << t5) ? (((arg >>> 8) ? -arg : (((v1 / 8) ? (a3# | arg) : arg) > 4)) >> (v1 != (t7 + t7))) : (v1 >= (-v4 == (t7 * t7))))))) ? v0 : (v0 == t5))) & (a2[(v1 & v1) & 3] >> a3#));
+}
+return 0;
+
+",
+    );
+    assert_eq!(code.print(), "return 0;");
+    assert_shows(&code, 1, "0");
+}
