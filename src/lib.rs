@@ -93,6 +93,11 @@ pub trait Driver {
 pub const FIRST_PEEPHOLE_CHAPTER: u32 = 2;
 /// The first chapter with `arg`.
 pub const FIRST_ARG_CHAPTER: u32 = 4;
+
+/// The last chapter that compiles with `arg` known: from chapter 18 `arg`
+/// is the parameter of `main`, and a program that wants a known value
+/// assigns it (`arg = 5;`), as Simple's chapter 18 tests do.
+pub const LAST_ARG_CHAPTER: u32 = 17;
 /// The first chapter with the graph evaluator.
 pub const FIRST_EVAL_CHAPTER: u32 = 8;
 /// The first chapter that schedules (`ir`, `eval --scheduled`).
@@ -109,6 +114,11 @@ pub fn compile(chapter: u32, src: &str, options: &Options) -> Result<Box<dyn Dri
     if options.arg.is_some() && chapter < FIRST_ARG_CHAPTER {
         return Err(Failure::Usage(format!(
             "--arg needs chapter {FIRST_ARG_CHAPTER} or later: chapter {chapter} has no `arg`"
+        )));
+    }
+    if options.arg.is_some() && chapter > LAST_ARG_CHAPTER {
+        return Err(Failure::Usage(format!(
+            "--arg when compiling is for chapters {FIRST_ARG_CHAPTER} to {LAST_ARG_CHAPTER}: in chapter {chapter} `arg` is main's parameter; assign it in the program (`arg = 5;`) or give it to `eval --arg`"
         )));
     }
     if options.no_peephole && chapter < FIRST_PEEPHOLE_CHAPTER {

@@ -82,7 +82,7 @@ struct EvalInput {
 struct Input {
     #[command(flatten)]
     source: Source,
-    /// Compile with `arg` known to be this constant (chapter 4 on)
+    /// Compile with `arg` known to be this constant (chapters 4 to 17)
     #[arg(long, allow_hyphen_values = true)]
     arg: Option<i64>,
 }

@@ -29,7 +29,13 @@ fn print_chapter4_folds_constants_around_arg() {
 
 #[test]
 fn arg_makes_arg_a_constant() {
+    let out = simple(&["print", "--chapter", "17", "--arg", "-5", "-e", "return arg*2;"]);
+    assert_eq!(stdout(&out), "return -10;\n");
+    // From chapter 18 `arg` is main's parameter: a program assigns it.
     let out = simple(&["print", "--arg", "-5", "-e", "return arg*2;"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("`arg` is main's parameter"), "{}", stderr(&out));
+    let out = simple(&["print", "-e", "arg = -5; return arg*2;"]);
     assert_eq!(stdout(&out), "return -10;\n");
 }
 
@@ -37,7 +43,8 @@ fn arg_makes_arg_a_constant() {
 fn latest_chapter_is_the_default() {
     let src = "if( arg==1 ) return 3; else return 4;";
     let out = simple(&["print", "-e", src]);
-    assert_eq!(stdout(&out), "Stop[ return 3; return 4; ]\n");
+    // Chapter 18: one Return per function, merging the two.
+    assert_eq!(stdout(&out), "return Phi(Region,3,4);\n");
 }
 
 #[test]
@@ -286,8 +293,8 @@ fn eval_scheduled_runs_the_schedule_with_a_heap() {
         let mut args = vec!["eval", "--arg", "7", "-e", src];
         args.extend_from_slice(extra);
         let out = simple(&args);
-        // Chapter 15 on prints objects on one line, as Simple's evaluator.
-        assert_eq!(stdout(&out), "Obj<P>{x=7}\n", "{extra:?}");
+        // Chapter 18 prints objects as Simple's chapter 18 evaluator.
+        assert_eq!(stdout(&out), "P{x=7}\n", "{extra:?}");
     }
     let out = simple(&["eval", "--scheduled", "--chapter", "10", "-e", "return 1;"]);
     assert_eq!(out.status.code(), Some(2));
