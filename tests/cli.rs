@@ -29,12 +29,24 @@ fn print_chapter4_folds_constants_around_arg() {
 
 #[test]
 fn arg_makes_arg_a_constant() {
-    let out = simple(&["print", "--chapter", "17", "--arg", "-5", "-e", "return arg*2;"]);
+    let out = simple(&[
+        "print",
+        "--chapter",
+        "17",
+        "--arg",
+        "-5",
+        "-e",
+        "return arg*2;",
+    ]);
     assert_eq!(stdout(&out), "return -10;\n");
     // From chapter 18 `arg` is main's parameter: a program assigns it.
     let out = simple(&["print", "--arg", "-5", "-e", "return arg*2;"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("`arg` is main's parameter"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("`arg` is main's parameter"),
+        "{}",
+        stderr(&out)
+    );
     let out = simple(&["print", "-e", "arg = -5; return arg*2;"]);
     assert_eq!(stdout(&out), "return -10;\n");
 }
