@@ -1749,4 +1749,74 @@ mod tests {
         assert_eq!(t.layout(Types::NULL), Some(Layout { size: 8, align: 8 }));
         assert_eq!(t.layout(Types::CTRL), None);
     }
+
+    /// Chapter 18: function pointers and return program counters form
+    /// lattices of their own (commutative, associative, and symmetric
+    /// through the dual). With null they are not checked: our null is a
+    /// struct pointer whose dual is `*void`, not Simple's `~nil`, so a
+    /// function pointer meets null as Simple's does but not its dual.
+    #[test]
+    fn function_pointers_and_return_addresses_form_lattices() {
+        let mut t = Types::new();
+        let sig = t.tuple(&[Types::INT_BOT]);
+        let fun1 = t.fun_ptr(sig, Types::INT_BOT, 2, 2);
+        let fun2 = t.fun_ptr(sig, Types::INT_BOT, 4, 2);
+        let fun_any = t.fun_ptr(sig, Types::INT_BOT, -1, 3);
+        let main = t.main_function();
+        let rpc2 = t.rpc(2);
+        let rpc5 = t.rpc(5);
+        let mut ts = vec![
+            fun1,
+            fun2,
+            fun_any,
+            Types::FUN_BOT,
+            main,
+            Types::RPC_BOT,
+            rpc2,
+            rpc5,
+        ];
+        let duals: Vec<TypeId> = ts.iter().map(|&x| t.dual(x)).collect();
+        ts.extend(duals);
+        ts.push(Types::BOTTOM);
+        ts.push(Types::TOP);
+        for &a in &ts {
+            let da = t.dual(a);
+            assert_eq!(t.dual(da), a);
+            for &b in &ts {
+                let (ab, ba) = (t.meet(a, b), t.meet(b, a));
+                assert_eq!(ab, ba, "{} meet {}", t.to_string(a), t.to_string(b));
+                let (da, db, dab) = (t.dual(a), t.dual(b), t.dual(ab));
+                assert_eq!(
+                    t.meet(dab, da),
+                    da,
+                    "{} and {}",
+                    t.to_string(a),
+                    t.to_string(b)
+                );
+                assert_eq!(
+                    t.meet(dab, db),
+                    db,
+                    "{} and {}",
+                    t.to_string(a),
+                    t.to_string(b)
+                );
+                for &c in &ts {
+                    let (bc, ab) = (t.meet(b, c), t.meet(a, b));
+                    let (ab_c, a_bc) = (t.meet(ab, c), t.meet(a, bc));
+                    assert_eq!(ab_c, a_bc);
+                }
+            }
+        }
+        // Two functions of one signature make a set of two; a name shows
+        // only on one function's own type.
+        let both = t.meet(fun1, fun2);
+        assert_eq!(t.to_string(both), "{ int -> int #b110}");
+        t.set_fun_name(fun1, "sq");
+        assert_eq!(t.to_string(fun1), "{ sq}");
+        assert_eq!(t.to_string(Types::FUN_BOT), "{ -> Bot #ALL}?");
+        assert_eq!(t.to_string(Types::RPC_BOT), "$[ALL]");
+        assert_eq!(t.to_string(rpc2), "$[2]");
+        let low = t.meet(rpc2, rpc5);
+        assert_eq!(t.to_string(low), "$[[2, 5]]");
+    }
 }
