@@ -344,6 +344,10 @@ pub struct Graph {
     pub functions: FxHashMap<(TypeId, u32), NodeId>,
     /// Chapter 18: the Fun of each function's Return.
     pub fun_of_return: FxHashMap<NodeId, NodeId>,
+    /// Chapter 18: the calls linked to each function, as (call, Fun).
+    pub linked: rustc_hash::FxHashSet<(NodeId, NodeId)>,
+    /// Chapter 18: Stop, once made (a function's folding wakes it).
+    pub stop: Option<NodeId>,
 }
 
 impl Graph {
@@ -363,6 +367,8 @@ impl Graph {
             operator_at: FxHashMap::default(),
             functions: FxHashMap::default(),
             fun_of_return: FxHashMap::default(),
+            linked: rustc_hash::FxHashSet::default(),
+            stop: None,
         }
     }
 

@@ -814,7 +814,7 @@ impl<'a> Parser<'a> {
         }
         self.scope = exit;
         self.graph.unkeep(body);
-        if self.graph.is_dead(body) || !(never_runs || self.seen_after_loop(body, head_ctrl, 16)) {
+        if self.graph.is_dead(body) || !(never_runs || self.seen_after_loop(body, head_ctrl)) {
             return Ok(zero);
         }
         Ok(self.peep(body))
@@ -827,26 +827,40 @@ impl<'a> Parser<'a> {
     /// of an inner loop that may not run) has no value after the loop, and
     /// the loop's value is then 0. (Simple takes it anyway, and its
     /// schedule then reads a value never computed.)
-    fn seen_after_loop(&self, v: NodeId, head: NodeId, budget: u32) -> bool {
+    fn seen_after_loop(&self, v: NodeId, head: NodeId) -> bool {
         let g = &self.graph;
-        // A value never produced (dead code) is no value to miss.
-        if v < head || matches!(g.kind(v), NodeKind::Constant(_)) || g.types.is_high(g.ty(v)) {
-            return true;
+        // A walk of at most a few dozen nodes, each once: a larger
+        // expression counts as not seen (its loop's value is then 0).
+        let mut seen = FxHashSet::default();
+        let mut work = vec![v];
+        while let Some(x) = work.pop() {
+            if !seen.insert(x) {
+                continue;
+            }
+            if seen.len() > 64 {
+                return false;
+            }
+            // A value never produced (dead code) is no value to miss.
+            if x < head || matches!(g.kind(x), NodeKind::Constant(_)) || g.types.is_high(g.ty(x)) {
+                continue;
+            }
+            if matches!(g.kind(x), NodeKind::Phi { .. }) {
+                if g.input(x, 0) != Some(head) {
+                    return false;
+                }
+                continue;
+            }
+            let pure = g.input(x, 0).is_none()
+                && !matches!(
+                    g.kind(x),
+                    NodeKind::Load { .. } | NodeKind::Proj { .. } | NodeKind::Cast { .. }
+                );
+            if !pure {
+                return false;
+            }
+            work.extend((1..g.n_ins(x)).filter_map(|i| g.input(x, i)));
         }
-        if matches!(g.kind(v), NodeKind::Phi { .. }) {
-            return g.input(v, 0) == Some(head);
-        }
-        let pure = g.input(v, 0).is_none()
-            && !matches!(
-                g.kind(v),
-                NodeKind::Load { .. } | NodeKind::Proj { .. } | NodeKind::Cast { .. }
-            );
-        budget > 0
-            && pure
-            && (1..g.n_ins(v)).all(|i| {
-                g.input(v, i)
-                    .is_none_or(|x| self.seen_after_loop(x, head, budget - 1))
-            })
+        true
     }
 
     /// Skips a `for` loop's next expression, up to the `)` that closes the

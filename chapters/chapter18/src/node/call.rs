@@ -74,7 +74,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         let Some(&f) = g.functions.get(&(sig, fidx)) else {
             continue;
         };
-        if g.is_dead(f) || fun::folding(g, f) || g.inputs(f).contains(&Some(n)) {
+        if g.is_dead(f) || fun::folding(g, f) || g.linked.contains(&(n, f)) {
             continue;
         }
         link(g, n, cend, f);
@@ -84,6 +84,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
 
 /// Makes function `f` a callee of call `n` (whose CallEnd is `cend`).
 fn link(g: &mut Graph, n: NodeId, cend: NodeId, f: NodeId) {
+    g.linked.insert((n, f));
     g.add_def(f, Some(n));
     for parm in fun::parms(g, f) {
         let idx = super::parm::index(g, parm).expect("a Parm") as usize;

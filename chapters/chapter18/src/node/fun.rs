@@ -106,7 +106,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         if let Some(r) = ret(g, n) {
             g.work.push(r);
         }
-        if let Some(stop) = g.ids().find(|&s| matches!(g.kind(s), NodeKind::Stop)) {
+        if let Some(stop) = g.stop {
             g.work.push(stop);
         }
     }

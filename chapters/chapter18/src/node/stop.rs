@@ -7,7 +7,9 @@ use super::{print as print_node, return_, NodeKind, Printer};
 use crate::graph::{Graph, NodeId};
 
 pub fn new(g: &mut Graph) -> NodeId {
-    g.add_node(NodeKind::Stop, vec![])
+    let stop = g.add_node(NodeKind::Stop, vec![]);
+    g.stop = Some(stop);
+    stop
 }
 
 /// The single Return, when there is exactly one.
