@@ -19,7 +19,9 @@ use simple::{compile, evaluate, Options, DEFAULT_LOOPS, LATEST};
 
 #[allow(dead_code)] // the compiler-core benchmarks use `compile_schedule`
 mod programs;
-use programs::{array_heavy, if_heavy, loop_heavy, mixed, straight_line, struct_heavy, Shape};
+use programs::{
+    array_heavy, if_heavy, loop_heavy, many_functions, mixed, straight_line, struct_heavy, Shape,
+};
 
 /// A command: its name and what it computes, returning the size of its
 /// output so that nothing is optimized away.
@@ -62,13 +64,14 @@ fn eval_scheduled(src: &str) -> usize {
 }
 
 fn bench(c: &mut Criterion) {
-    let shapes: [Shape; 6] = [
+    let shapes: [Shape; 7] = [
         ("straight", straight_line),
         ("if-heavy", if_heavy),
         ("loop-heavy", loop_heavy),
         ("struct-heavy", struct_heavy),
         ("mixed", mixed),
         ("array-heavy", array_heavy),
+        ("many-functions", many_functions),
     ];
     let commands: [Command; 5] = [
         ("print", print),

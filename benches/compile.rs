@@ -11,7 +11,8 @@
 //! stores through aliased pointers (with null tests); for chapter 14, a
 //! mix of floats, narrow integer fields, bitwise operators and a list of
 //! structs that point to structs; for chapter 15, arrays filled, scanned
-//! and swapped by loops. Throughput is
+//! and swapped by loops; for chapter 18, one small function per ten lines,
+//! each calling up to two earlier ones. Throughput is
 //! reported in statements per second; the cost per statement should not grow
 //! with the program. Run with glibc keeping freed memory (see README.md,
 //! "Performance"): otherwise only the large programs pay page faults on
@@ -21,8 +22,8 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 
 mod programs;
 use programs::{
-    array_heavy, compile_schedule, compile_schedule_14, compile_schedule_15, if_heavy, loop_heavy,
-    mixed, straight_line, struct_heavy, Shape,
+    array_heavy, compile_schedule, compile_schedule_14, compile_schedule_15, compile_schedule_18,
+    if_heavy, loop_heavy, many_functions, mixed, straight_line, struct_heavy, Shape,
 };
 
 fn compile(src: &str) -> usize {
@@ -49,6 +50,8 @@ fn bench(c: &mut Criterion) {
     run_group(c, 14, "parse-iterate-gcm", compile_schedule_14, &narrow);
     let arrays: [Shape; 1] = [("array-heavy", array_heavy)];
     run_group(c, 15, "parse-iterate-gcm", compile_schedule_15, &arrays);
+    let functions: [Shape; 1] = [("many-functions", many_functions)];
+    run_group(c, 18, "parse-iterate-gcm", compile_schedule_18, &functions);
 }
 
 /// Times `compile`, chapter `chapter`'s pipeline, on each shape written in

@@ -1,7 +1,7 @@
 //! The generated programs that the benchmarks compile: `compile`
 //! (criterion, every chapter's group), `commands` (every command of the
 //! latest chapter) and `growth` (chapter 11's 1k and 100k programs timed
-//! alternately), and the compile pipelines of chapters 11, 14 and 15.
+//! alternately), and the compile pipelines of chapters 11, 14, 15 and 18.
 //!
 //! Each generator writes the language of the chapter it is given: the
 //! same program, spelled as that chapter wants it (chapter 16 ends a
@@ -232,6 +232,59 @@ pub fn array_heavy(n: usize, chapter: u32) -> String {
     src
 }
 
+/// Lines of each function of the many-functions program: its head, eight
+/// statements and the closing `};`.
+const FUNCTION_LINES: usize = 10;
+
+/// The functions of one signature that have an index of their own.
+const MAX_FUNCTION_INDEX: usize = 63;
+
+/// About `n` lines in chapter 18's language: `n / 10` functions of eight
+/// statements each, every one calling up to two of those before it (an
+/// acyclic call graph, no recursion), then `main` calling a few of them
+/// (among the first 63, see below).
+/// Each function takes a depth `d` and calls only while `d > 0`, one less
+/// each time, so that a run makes a handful of calls however many
+/// functions there are; the compiler still sees every call.
+pub fn many_functions(n: usize, _chapter: u32) -> String {
+    let functions = (n / FUNCTION_LINES).max(2);
+    let mut src = String::new();
+    for i in 0..functions {
+        // Two callees among the earlier functions (the first two call none).
+        let (j, k) = (i.saturating_sub(1 + i % 7), i.saturating_sub(2 + i % 13));
+        let _ = writeln!(src, "val g{i} = {{ int d, int a, int b ->");
+        let _ = writeln!(src, "  int x = a * {} + b;", i % 9 + 1);
+        let _ = writeln!(src, "  int y = b - {};", i % 5);
+        if i >= 2 {
+            let _ = writeln!(src, "  if (d > 0) y = g{j}(d - 1, x, b);");
+        } else {
+            let _ = writeln!(src, "  if (d > 0) y = y + d;");
+        }
+        let _ = writeln!(src, "  if (x < y) x = y - {}; else y = x + b;", i % 11);
+        if i >= 2 {
+            let _ = writeln!(src, "  int z = d > 1 ? g{k}(d - 2, y, a) : a;");
+        } else {
+            let _ = writeln!(src, "  int z = d > 1 ? y : a;");
+        }
+        let _ = writeln!(src, "  x = x ^ (z >> 2);");
+        let _ = writeln!(src, "  y = y + z * {};", i % 3 + 2);
+        let _ = writeln!(src, "  return x + y;");
+        src.push_str("};\n");
+    }
+    // `main` calls only the first 63: every function of one signature
+    // past the 63rd shares its function index with the others (Simple's
+    // set of functions is one 64-bit word), so a call of one of those
+    // runs no known function. The compiler still sees them all.
+    let called = functions.min(MAX_FUNCTION_INDEX);
+    src.push_str("int s = 0;\n");
+    for i in (0..called).step_by(called / 4 + 1) {
+        let _ = writeln!(src, "s = s + g{i}(2, arg, s);");
+    }
+    let _ = writeln!(src, "s = s + g{}(3, s, arg);", called - 1);
+    src.push_str("return s;\n");
+    src
+}
+
 /// A program shape: its name and its generator, which takes the size and
 /// the chapter whose language to write.
 pub type Shape = (&'static str, fn(usize, u32) -> String);
@@ -250,6 +303,16 @@ pub fn compile_schedule(src: &str) -> usize {
 /// Chapter 14's pipeline, the same phases as chapter 11's.
 pub fn compile_schedule_14(src: &str) -> usize {
     let mut code = chapter14::CodeGen::new(src);
+    code.parse()
+        .expect("generated programs are valid")
+        .iterate()
+        .expect("generated programs pass the checks");
+    code.graph.len()
+}
+
+/// Chapter 18's pipeline, the same phases, over many functions.
+pub fn compile_schedule_18(src: &str) -> usize {
+    let mut code = chapter18::CodeGen::new(src);
     code.parse()
         .expect("generated programs are valid")
         .iterate()
