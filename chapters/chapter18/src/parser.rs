@@ -177,6 +177,9 @@ pub struct Parser<'a> {
     next_alias: u32,
     /// Chapter 18: the functions being parsed, innermost last.
     funs: Vec<FunctionBody>,
+    /// Chapter 18: the scopes of the code around the function being
+    /// parsed, innermost last (its own scope is `scope`).
+    outer_scopes: Vec<NodeId>,
     /// Chapter 18: the names used before their declaration, each a
     /// forward reference waiting for its `val` (see `node/fref.rs`).
     frefs: FxHashMap<String, NodeId>,
@@ -195,7 +198,6 @@ struct FunctionBody {
     /// lists functions in the order they begin (`main` first).
     stop_slot: usize,
     rpc: NodeId,
-    base_level: usize,
     returns: Vec<(NodeId, NodeId, NodeId)>,
 }
 
@@ -251,6 +253,7 @@ impl<'a> Parser<'a> {
             forward: FxHashSet::default(),
             next_alias: 2,
             funs: Vec::new(),
+            outer_scopes: Vec::new(),
             frefs: FxHashMap::default(),
             no_fun_type: FxHashSet::default(),
         }
@@ -317,12 +320,14 @@ impl<'a> Parser<'a> {
         params: &[(String, TypeId)],
         at: usize,
     ) -> Parsed {
-        let g = &mut self.graph;
-        let sc = self.scope;
-        // What the enclosing code had: restored after the body.
-        let outer_ctrl = g.keep(scope::ctrl(g, sc));
-        let outer_min = g.keep(scope::mem(g, sc));
+        // The body gets a scope of its own: it sees only its own names, and
+        // the enclosing ones (final constants, functions) through
+        // `outer_scopes`, so an `if` in a function copies no names of the
+        // functions around it (a program of many functions stays linear).
         let (outer_break, outer_continue) = (self.break_scope.take(), self.continue_scope.take());
+        let outer = self.scope;
+        let g = &mut self.graph;
+        g.keep(outer);
         let fun = node::fun::new(g, sig);
         let fun = node::peephole(g, fun);
         if let Some(key) = g.types.single_fidx(sig) {
@@ -331,15 +336,17 @@ impl<'a> Parser<'a> {
         let rpc = node::parm::new(g, "$rpc", 0, Types::RPC_BOT, fun);
         let rpc = node::peephole(g, rpc);
         g.keep(rpc);
-        scope::set_ctrl(g, sc, fun);
-        // The guards the body adds end with it.
-        scope::add_guards(g, sc, fun, None, false);
+        let sc = scope::new(g);
+        scope::push(g, sc);
+        scope::define(g, sc, scope::CTRL, Types::CTRL, fun);
         let mem = node::parm::new(g, scope::MEM, 1, Types::MEM_BOT, fun);
         let mem = node::peephole(g, mem);
         let min = node::scope_min::new(g, Some(mem));
-        g.set_def(sc, 1, Some(min));
+        scope::define(g, sc, scope::MEM, Types::MEM_BOT, min);
         scope::push_function(g, sc);
-        let base_level = scope::levels(g, sc).len() - 1;
+        self.outer_scopes.push(outer);
+        self.scope = sc;
+        self.x_scopes.push(sc);
         for (i, (name, t)) in params.iter().enumerate() {
             let parm = node::parm::new(&mut self.graph, name, i as u32 + 2, *t, fun);
             let parm = self.peephole(parm);
@@ -354,7 +361,6 @@ impl<'a> Parser<'a> {
             at: node::source_offset(at),
             stop_slot,
             rpc,
-            base_level,
             returns: Vec::new(),
         });
         let last = self.statements()?;
@@ -364,21 +370,21 @@ impl<'a> Parser<'a> {
             self.discard(last);
         }
         scope::pop(&mut self.graph, self.scope);
-        scope::remove_guards(&mut self.graph, self.scope, fun);
         let body = self.funs.pop().expect("pushed above");
         let ret = self.finish_function(body);
-        // Back to the enclosing code (loops and ifs replaced the scope
-        // node).
+        // Back to the enclosing code, whose scope the body never touched.
+        // The body's control and memory go as Simple's single scope lets
+        // them go (control first), so the optimizer meets the same work
+        // in the same order.
         let sc = self.scope;
-        let g = &mut self.graph;
-        scope::set_ctrl(g, sc, outer_ctrl);
-        g.unkeep(outer_ctrl);
-        let inner_min = scope::mem(g, sc);
-        g.set_def(sc, 1, Some(outer_min));
-        g.unkeep(outer_min);
-        if g.is_unused(inner_min) {
-            g.kill(inner_min);
-        }
+        scope::drop_guards(&mut self.graph, sc);
+        self.graph.set_def(sc, 0, None);
+        self.graph.set_def(sc, 1, None);
+        self.graph.discard(sc);
+        self.x_scopes.pop();
+        self.outer_scopes.pop();
+        self.scope = outer;
+        self.graph.unkeep(outer);
         self.break_scope = outer_break;
         self.continue_scope = outer_continue;
         Ok(ret)
@@ -1436,7 +1442,8 @@ impl<'a> Parser<'a> {
     /// The parser is in no `if` and no loop (it may be in a block, a
     /// struct's body or a constructor).
     fn at_top_level(&self) -> bool {
-        self.x_scopes.len() <= 1
+        // Chapter 18: the program's scope and `main`'s own.
+        self.x_scopes.len() <= 2
     }
 
     /// `struct S { statement* };`, `struct` already read. The body is a
@@ -2236,21 +2243,18 @@ impl<'a> Parser<'a> {
     /// forward reference; a name bound outside the function being parsed
     /// must be a final constant (functions are no closures).
     fn lookup_id(&mut self, name: &str, at: usize) -> Parsed {
-        let Some(level) = scope::level_of(&self.graph, self.scope, name) else {
-            if let Some(&f) = self.frefs.get(name) {
-                return Ok(f);
-            }
-            let f = node::fref::new(&mut self.graph, name, at);
-            self.graph.keep(f);
-            self.frefs.insert(name.to_owned(), f);
-            return Ok(f);
-        };
-        let value = scope::lookup(&mut self.graph, self.scope, name).expect("bound");
-        let base = self.funs.last().map_or(0, |f| f.base_level);
-        if level < base {
-            let fin = scope::is_final(&self.graph, self.scope, name);
+        if let Some(value) = scope::lookup(&mut self.graph, self.scope, name) {
+            return Ok(value);
+        }
+        // A name of the code around the function: it must not change.
+        for i in (0..self.outer_scopes.len()).rev() {
+            let outer = self.outer_scopes[i];
+            let Some((value, fin)) = scope::peek(&self.graph, outer, name) else {
+                continue;
+            };
+            let fref = matches!(self.graph.kind(value), NodeKind::FRef { .. });
             let constant = self.graph.types.is_constant(self.graph.ty(value));
-            if !(fin && constant) {
+            if !(fref || (fin && constant)) {
                 return Err(Error::new(
                     format!(
                         "Variable '{name}' is out of function scope and must be a final constant"
@@ -2258,8 +2262,15 @@ impl<'a> Parser<'a> {
                     at,
                 ));
             }
+            return Ok(value);
         }
-        Ok(value)
+        if let Some(&f) = self.frefs.get(name) {
+            return Ok(f);
+        }
+        let f = node::fref::new(&mut self.graph, name, at);
+        self.graph.keep(f);
+        self.frefs.insert(name.to_owned(), f);
+        Ok(f)
     }
 
     /// Chapter 18: `{ type id, ... -> body }`, the `{` read at `at`: a

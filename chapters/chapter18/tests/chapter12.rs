@@ -144,31 +144,31 @@ fn test_square_root_listing() {
     let code = compile(SQUARE_ROOT);
     let expected = "\
 START:                            [[   ]]  
-  14 #int       2                 [[    15       ]]  int
+  15 #int       2                 [[    16       ]]  int
    9 #$[ALL]    2                 [[    10       ]]  $[ALL]
-  11 ##BOT      2                 [[    12       ]]  #BOT
+  12 ##BOT      2                 [[    13       ]]  #BOT
 
 L8:                               [[  START      ]]  
-  10 $rpc       8    9            [[    63       ]]  $[ALL]
-  12 $mem       8   11            [[    63       ]]  #BOT
-  15 arg        8   14            [[    16       ]]  int
-  38 #2.0f      8                 [[    36       ]]  2.0f
-  16 ToFloat    8   15            [[    29   30  ]]  flt
+  10 $rpc       8    9            [[    64       ]]  $[ALL]
+  13 $mem       8   12            [[    64       ]]  #BOT
+  16 arg        8   15            [[    17       ]]  int
+  39 #2.0f      8                 [[    37       ]]  2.0f
+  17 ToFloat    8   16            [[    30   31  ]]  flt
 
-LOOP17:                           [[  L8        L44        ]]  
-  29 Phi_gue   17   16   36       [[    41   33   30   63  ]]  flt
-  30 DivF      17   16   29       [[    33       ]]  flt
-  41 EQF       17   29   36       [[    42       ]]  bool
-  33 AddF      17   30   29       [[    36       ]]  flt
-  36 DivF      17   33   38       [[    29   41  ]]  flt
-  42 If        17   41            [[    43   44  ]]  [  Ctrl, Ctrl]
+LOOP18:                           [[  L8        L45        ]]  
+  30 Phi_gue   18   17   37       [[    42   34   31   64  ]]  flt
+  31 DivF      18   17   30       [[    34       ]]  flt
+  42 EQF       18   30   37       [[    43       ]]  bool
+  34 AddF      18   31   30       [[    37       ]]  flt
+  37 DivF      18   34   39       [[    30   42  ]]  flt
+  43 If        18   42            [[    44   45  ]]  [  Ctrl, Ctrl]
 
-L43:                              [[  LOOP17     ]]  
-  63 Return    43   12   29   10  [[     3       ]]  [  Ctrl, flt]
+L44:                              [[  LOOP18     ]]  
+  64 Return    44   13   30   10  [[     3       ]]  [  Ctrl, flt]
 
-L44:                              [[  LOOP17     ]]  
+L45:                              [[  LOOP18     ]]  
 
-L3:                               [[  L43        ]]  
+L3:                               [[  L44        ]]  
 
 ";
     assert_eq!(code.ir(), expected);

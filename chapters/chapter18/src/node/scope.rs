@@ -223,6 +223,19 @@ pub fn lookup(g: &mut Graph, scope: NodeId, name: &str) -> Option<NodeId> {
     Some(resolve(g, scope, name, i))
 }
 
+/// Chapter 18: the value of a name and whether it is final, without
+/// making a lazy phi: a function reads the final names of the code around
+/// it, whose value is the same all around a loop (a phi of them would be
+/// the enclosing function's node).
+pub fn peek(g: &Graph, scope: NodeId, name: &str) -> Option<(NodeId, bool)> {
+    let i = find(g, scope, name)?;
+    let mut value = g.in_(scope, i);
+    while matches!(g.kind(value), NodeKind::Scope(_)) {
+        value = g.in_(value, i);
+    }
+    Some((value, names(g, scope).finals[i]))
+}
+
 /// The value in input slot `i`, a lazy phi made real.
 pub fn lookup_slot(g: &mut Graph, scope: NodeId, i: usize) -> NodeId {
     let name = reverse_names(g, scope)[i].clone();
