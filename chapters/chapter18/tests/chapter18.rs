@@ -500,3 +500,14 @@ return 0;
     assert_eq!(code.print(), "return 0;");
     assert_shows(&code, 1, "0");
 }
+
+/// Found by `simple fuzz --chapter 18`: a call inside a loop reads the
+/// function's name, a `val` whose slot at the loop head is the constant
+/// itself, not a phi; closing the loop must leave it alone.
+#[test]
+fn test_call_in_a_loop() {
+    let code = compile(
+        "val g = { int a -> a; }; int v = 0; for (int i = 0; i < 5; i++) v = g(i); return v;",
+    );
+    assert_shows(&code, 0, "4");
+}

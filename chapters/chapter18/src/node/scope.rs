@@ -361,9 +361,12 @@ pub fn end_loop(g: &mut Graph, head: NodeId, back: NodeId, exit: NodeId) {
     scope_min::end_loop(g, head_min, head, back_min, exit_min);
     for i in 2..g.n_ins(head) {
         let value = g.in_(back, i);
-        if value != head {
-            // The body touched the variable, so the head has its phi.
-            let phi = g.in_(head, i);
+        // The body touched the variable, so the head has its phi (chapter
+        // 18: unless it is a final name, whose value is the same all around
+        // the loop and which a function's call reads without one).
+        let phi = g.in_(head, i);
+        let own_phi = matches!(g.kind(phi), NodeKind::Phi { .. }) && g.input(phi, 0) == Some(ctrl);
+        if value != head && own_phi {
             g.set_def(phi, 2, Some(value));
         }
         if g.input(exit, i) == Some(head) {
