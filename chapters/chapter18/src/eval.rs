@@ -753,8 +753,7 @@ impl Evaluator<'_> {
                         Val::Mem(Memory::write(object, alias, 0, value, memory(older)))
                     }
                 }
-                NodeKind::Proj { idx: 2, .. } => Val::Int(self.arg),
-                // The initial state of a memory slice: nothing written.
+                // The initial state of memory (Start's): nothing written.
                 NodeKind::Proj { .. } => Val::Mem(Memory::default()),
                 NodeKind::Phi { .. } => self.phis.get(&n).cloned().unwrap_or(Val::Int(0)),
                 NodeKind::New { ptr, .. } => {

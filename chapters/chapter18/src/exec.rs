@@ -284,14 +284,15 @@ impl Machine<'_> {
     fn reg(&self, n: NodeId) -> Eval<Val> {
         let g = self.g;
         match g.kind(n) {
-            // Values that belong to no block: Start's projections.
+            // Values that belong to no block: Start's projection, and
+            // those set when their New ran or their call returned.
             NodeKind::Proj { .. } if new_proj(g, n) => self.regs[n.nid() as usize]
                 .clone()
                 .ok_or_else(|| "new used before it was computed".to_owned()),
             NodeKind::Proj { .. } if is_call_end_proj(g, n) => self.regs[n.nid() as usize]
                 .clone()
                 .ok_or_else(|| "a call's result used before the call".to_owned()),
-            NodeKind::Proj { idx: 2, .. } => Ok(Val::Int(self.arg)),
+            // Start's whole memory (chapter 18: `arg` is main's Parm).
             NodeKind::Proj { .. } => Ok(Val::Mem(Memory::default())),
             _ => self.regs[n.nid() as usize]
                 .clone()

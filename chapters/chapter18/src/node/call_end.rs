@@ -67,7 +67,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         return None;
     }
     let ret = g.in_(n, 1);
-    let f = return_fun(g, ret)?;
+    let f = super::return_::fun(g, ret)?;
     if g.n_ins(f) != 3 {
         g.add_dep(f, n);
         return None;
@@ -94,11 +94,6 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     g.set_def(ret, 3, None);
     g.push_outputs(f);
     Some(n)
-}
-
-/// The function a Return belongs to.
-pub fn return_fun(g: &Graph, ret: NodeId) -> Option<NodeId> {
-    g.fun_of_return.get(&ret).copied()
 }
 
 /// After folding, a projection of the CallEnd is the Return's control
