@@ -403,7 +403,7 @@ pub(crate) fn pure_value(
             Type::Int(_) => Val::Int(g.types.int_value(*t).unwrap_or(0)),
             Type::Flt(_) => Val::Float(g.types.flt_value(*t).unwrap_or(0.0)),
             // A pointer to no function is null.
-            Type::FunPtr { fidxs: 0, .. } => Val::Null,
+            Type::FunPtr { fidxs, .. } if fidxs.is_empty() => Val::Null,
             Type::FunPtr { .. } => Val::Fun(*t),
             _ => Val::Null,
         })),
@@ -454,6 +454,9 @@ pub(crate) fn pure_value(
             }))
         }
         NodeKind::Cast { .. } | NodeKind::ReadOnly => Some(input(1)),
+        // A forward reference is its definition; without peepholes it
+        // never folds into it.
+        NodeKind::FRef { .. } => Some(input(1)),
         _ => None,
     }
 }

@@ -25,6 +25,7 @@ pub mod eval;
 pub mod exec;
 pub mod gcm;
 pub mod graph;
+pub mod idx_set;
 pub mod iter;
 pub mod lexer;
 pub mod list_sched;

@@ -123,7 +123,7 @@ use crate::node::{
     self, cproj_new, if_new, load_new, loop_new, mem_merge_new, new_new, phi_new, proj_new,
     return_new, round_f32_new, scope, store_new, BoolOp, NewFields, NodeKind, StoreField,
 };
-use crate::types::{TypeId, Types, PRIMITIVE_TYPES};
+use crate::types::{IdxSet, TypeId, Types, PRIMITIVE_TYPES};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The deepest nesting of statements and expressions accepted.
@@ -1125,7 +1125,7 @@ impl<'a> Parser<'a> {
             // Chapter 18: so must a reference that cannot be null.
             let types = &self.graph.types;
             let not_null = (types.is_ptr(t) && !types.is_nullable(t))
-                || matches!(types.fun_parts(t), Some((_, _, _, 2)));
+                || matches!(types.fun_parts(t), Some((_, _, 2)));
             if (infer || not_null) && !scope::in_constructor(&self.graph, self.scope) {
                 return Err(self.error_syntax("=expression"));
             }
@@ -2340,10 +2340,14 @@ impl<'a> Parser<'a> {
         if !matches!(g.kind(expr), NodeKind::FRef { .. }) {
             g.work.push(call);
         }
+        // Kept while its projections are made: in dead code the control
+        // projection folds away at once and would take the CallEnd with it.
+        g.keep(cend);
         let c = cproj_new(g, cend, 0, scope::CTRL);
         let c = node::peephole(g, c);
         let m = proj_new(g, cend, 1, scope::MEM);
         let m = node::peephole(g, m);
+        g.unkeep(cend);
         let v = proj_new(g, cend, 2, "");
         let v = node::peephole(g, v);
         self.set_ctrl(c);
@@ -2394,7 +2398,12 @@ impl<'a> Parser<'a> {
         let nil = |p: &mut Self| if p.lexer.matches("?") { 3 } else { 2 };
         if self.lexer.matches("}") {
             let n = nil(self);
-            return Ok(Some(self.graph.types.fun_ptr(Types::NO_ARGS, t0, -1, n)));
+            return Ok(Some(self.graph.types.fun_ptr(
+                Types::NO_ARGS,
+                t0,
+                IdxSet::all(),
+                n,
+            )));
         }
         let mut args = vec![t0];
         loop {
@@ -2406,7 +2415,7 @@ impl<'a> Parser<'a> {
                 };
                 let n = nil(self);
                 let sig = self.graph.types.tuple(&args);
-                return Ok(Some(self.graph.types.fun_ptr(sig, ret, -1, n)));
+                return Ok(Some(self.graph.types.fun_ptr(sig, ret, IdxSet::all(), n)));
             }
             let Some(t) = self.parse_type()? else {
                 self.lexer.set_pos(old);

@@ -51,6 +51,7 @@
 //! types are fixed constants.
 
 use crate::double;
+pub use crate::idx_set::IdxSet;
 use rustc_hash::FxHashMap;
 use std::fmt::Write;
 
@@ -105,19 +106,18 @@ pub enum Type {
     Field { name: String, ty: TypeId, fin: bool },
     /// Chapter 18: a pointer to a function. `sig` is the tuple of argument
     /// types, `ret` the return type, `fidxs` the set of functions it may
-    /// point to (bit `i` for function `i` of this signature; `-1` any
-    /// function; a negative set is "these and all the rest"). `nil` is
+    /// point to (index `i` for function `i` of this signature). `nil` is
     /// Simple's four-way nullness: 0 a high choice that may be null, 1 high
     /// and not null, 2 low and not null, 3 low and perhaps null.
     FunPtr {
         sig: TypeId,
         ret: TypeId,
-        fidxs: i64,
+        fidxs: IdxSet,
         nil: u8,
     },
     /// Chapter 18: a set of return program counters (the CallEnds a
-    /// function may return to); `any` complements the set.
-    Rpc { rpcs: Box<[u32]>, any: bool },
+    /// function may return to).
+    Rpc { rpcs: IdxSet },
 }
 
 /// Which memory a [`Type::Mem`] stands for.
@@ -410,8 +410,7 @@ impl Types {
             (Type::Flt(Flt::Bot32), Self::F32_BOT),
             (
                 Type::Rpc {
-                    rpcs: [].into(),
-                    any: true,
+                    rpcs: IdxSet::all(),
                 },
                 Self::RPC_BOT,
             ),
@@ -421,7 +420,7 @@ impl Types {
                 Type::FunPtr {
                     sig: Self::NO_ARGS,
                     ret: Self::BOTTOM,
-                    fidxs: -1,
+                    fidxs: IdxSet::all(),
                     nil: 3,
                 },
                 Self::FUN_BOT,
@@ -842,7 +841,7 @@ impl Types {
                 self.field_of(&name, ty, fin)
             }
             // Chapter 18: any function of the signature, or null.
-            Type::FunPtr { sig, ret, .. } => self.fun_ptr(sig, ret, -1, 3),
+            Type::FunPtr { sig, ret, .. } => self.fun_ptr(sig, ret, IdxSet::all(), 3),
             Type::Rpc { .. } => Self::RPC_BOT,
         }
     }
@@ -1016,10 +1015,10 @@ impl Types {
             // Chapter 16: `null` is a constant.
             Type::MemPtr { .. } => id == Self::NULL,
             // Chapter 18: a pointer to exactly one function.
-            &Type::FunPtr { fidxs, nil, .. } => {
-                (nil == 2 && fidxs.count_ones() == 1) || (nil == 3 && fidxs == 0)
+            Type::FunPtr { fidxs, nil, .. } => {
+                (*nil == 2 && fidxs.single().is_some()) || (*nil == 3 && fidxs.is_empty())
             }
-            Type::Rpc { rpcs, any } => !any && rpcs.len() == 1,
+            Type::Rpc { rpcs } => rpcs.single().is_some(),
             _ => false,
         }
     }
@@ -1032,7 +1031,7 @@ impl Types {
             Type::Top | Type::XCtrl => true,
             Type::Int(i) => i.is_high(),
             Type::Flt(f) => matches!(f, Flt::Top | Flt::Top32),
-            &Type::FunPtr { fidxs, nil, .. } => nil <= 1 || (nil == 2 && fidxs == 0),
+            Type::FunPtr { fidxs, nil, .. } => *nil <= 1 || (*nil == 2 && fidxs.is_empty()),
             _ => id == Self::PTR_TOP,
         }
     }
@@ -1098,9 +1097,11 @@ impl Types {
                 nil,
             } => {
                 let (sig, ret) = (self.dual(sig), self.dual(ret));
-                self.fun_ptr(sig, ret, !fidxs, 3 - nil)
+                self.fun_ptr(sig, ret, fidxs.complement(), 3 - nil)
             }
-            Type::Rpc { rpcs, any } => self.intern(Type::Rpc { rpcs, any: !any }),
+            Type::Rpc { rpcs } => self.intern(Type::Rpc {
+                rpcs: rpcs.complement(),
+            }),
         }
     }
 
@@ -1208,42 +1209,34 @@ impl Types {
                 self.field_of(&name, ty, fin)
             }
             (
-                &Type::FunPtr {
+                Type::FunPtr {
                     sig: xs,
                     ret: xr,
                     fidxs: xf,
                     nil: xn,
                 },
-                &Type::FunPtr {
+                Type::FunPtr {
                     sig: ys,
                     ret: yr,
                     fidxs: yf,
                     nil: yn,
                 },
             ) => {
+                let (xs, xr, ys, yr, nil) = (*xs, *xr, *ys, *yr, *xn.max(yn));
+                let fidxs = xf.union(yf);
                 let (sig, ret) = (self.meet(xs, ys), self.meet(xr, yr));
-                self.fun_ptr(sig, ret, xf | yf, xn.max(yn))
+                self.fun_ptr(sig, ret, fidxs, nil)
             }
             // Chapter 18: null meets a function pointer as Simple's nil
             // does: the pointer, perhaps null; the top pointer is above
             // every pointer.
-            (
-                &Type::FunPtr {
-                    sig, ret, fidxs, ..
-                },
-                _,
-            ) if b == Self::NULL => self.fun_ptr(sig, ret, fidxs, 3),
-            (
-                _,
-                &Type::FunPtr {
-                    sig, ret, fidxs, ..
-                },
-            ) if a == Self::NULL => self.fun_ptr(sig, ret, fidxs, 3),
+            (Type::FunPtr { .. }, _) if b == Self::NULL => self.fun_with_nil(a, 3),
+            (_, Type::FunPtr { .. }) if a == Self::NULL => self.fun_with_nil(b, 3),
             (Type::FunPtr { .. }, _) if b == Self::PTR_TOP => a,
             (_, Type::FunPtr { .. }) if a == Self::PTR_TOP => b,
-            (Type::Rpc { rpcs: x, any: xa }, Type::Rpc { rpcs: y, any: ya }) => {
-                let (x, y, xa, ya) = (x.clone(), y.clone(), *xa, *ya);
-                self.rpc_meet(&x, xa, &y, ya)
+            (Type::Rpc { rpcs: x }, Type::Rpc { rpcs: y }) => {
+                let rpcs = x.union(y);
+                self.intern(Type::Rpc { rpcs })
             }
             // Unrelated kinds of type (tuples included) meet at bottom.
             _ => Self::BOTTOM,
@@ -1318,7 +1311,9 @@ impl Types {
                 self.print(*ty, out);
             }
             Type::FunPtr { .. } => self.print_fun_ptr(id, out),
-            Type::Rpc { rpcs, any } => {
+            Type::Rpc { rpcs } => {
+                let (rpcs, any) = rpcs.parts();
+                let any = &any;
                 out.push_str("$[");
                 match rpcs.len() {
                     0 => out.push_str(if *any { "ALL" } else { "" }),
@@ -1339,7 +1334,7 @@ impl Types {
     /// Chapter 18: `{ int flt -> int #1}`, or `{ sq}` for a single named
     /// function; `~` before a high one, `?` after one that may be null.
     fn print_fun_ptr(&self, id: TypeId, out: &mut String) {
-        let &Type::FunPtr {
+        let Type::FunPtr {
             sig,
             ret,
             fidxs,
@@ -1348,6 +1343,7 @@ impl Types {
         else {
             return;
         };
+        let (sig, ret, nil) = (*sig, *ret, *nil);
         let high = self.is_high(id);
         if high {
             out.push('~');
@@ -1366,13 +1362,10 @@ impl Types {
             if high {
                 out.push('~');
             }
-            let fs = if high { !fidxs } else { fidxs };
-            if fs == -1 {
-                out.push_str("ALL");
-            } else if fs.count_ones() == 1 {
-                let _ = write!(out, "{}", fs.trailing_zeros());
-            } else if fs != 0 {
-                let _ = write!(out, "b{:b}", fs);
+            if high {
+                fidxs.complement().print(out);
+            } else {
+                fidxs.print(out);
             }
         }
         out.push('}');
@@ -1390,7 +1383,7 @@ impl Types {
     }
 
     /// Chapter 18: a function pointer type.
-    pub fn fun_ptr(&mut self, sig: TypeId, ret: TypeId, fidxs: i64, nil: u8) -> TypeId {
+    pub fn fun_ptr(&mut self, sig: TypeId, ret: TypeId, fidxs: IdxSet, nil: u8) -> TypeId {
         self.intern(Type::FunPtr {
             sig,
             ret,
@@ -1408,12 +1401,12 @@ impl Types {
         let next = self.next_fidx.entry(sig).or_insert(first);
         let fidx = *next;
         *next += 1;
-        self.fun_ptr(sig, ret, 1i64 << fidx.min(63), 2)
+        self.fun_ptr(sig, ret, IdxSet::one(fidx), 2)
     }
 
     /// Chapter 18: `main`'s type, `{ int -> Bot #0}`, named `main`.
     pub fn main_function(&mut self) -> TypeId {
-        let t = self.fun_ptr(Self::MAIN_SIG, Self::BOTTOM, 1, 2);
+        let t = self.fun_ptr(Self::MAIN_SIG, Self::BOTTOM, IdxSet::one(0), 2);
         self.set_fun_name(t, "main");
         t
     }
@@ -1421,10 +1414,8 @@ impl Types {
     /// The one function a function pointer type names: its signature and
     /// index, if its set has exactly one member.
     pub fn single_fidx(&self, id: TypeId) -> Option<(TypeId, u32)> {
-        match *self.get(id) {
-            Type::FunPtr { sig, fidxs, .. } if fidxs > 0 && fidxs.count_ones() == 1 => {
-                Some((sig, fidxs.trailing_zeros()))
-            }
+        match self.get(id) {
+            Type::FunPtr { sig, fidxs, .. } => Some((*sig, fidxs.single()?)),
             _ => None,
         }
     }
@@ -1448,15 +1439,18 @@ impl Types {
             .map(String::as_str)
     }
 
-    /// Parts of a function pointer type: (signature, return, fidxs, nil).
-    pub fn fun_parts(&self, id: TypeId) -> Option<(TypeId, TypeId, i64, u8)> {
+    /// Parts of a function pointer type: (signature, return, nil).
+    pub fn fun_parts(&self, id: TypeId) -> Option<(TypeId, TypeId, u8)> {
         match *self.get(id) {
-            Type::FunPtr {
-                sig,
-                ret,
-                fidxs,
-                nil,
-            } => Some((sig, ret, fidxs, nil)),
+            Type::FunPtr { sig, ret, nil, .. } => Some((sig, ret, nil)),
+            _ => None,
+        }
+    }
+
+    /// The functions a function pointer type may name.
+    pub fn fidxs(&self, id: TypeId) -> Option<&IdxSet> {
+        match self.get(id) {
+            Type::FunPtr { fidxs, .. } => Some(fidxs),
             _ => None,
         }
     }
@@ -1467,47 +1461,34 @@ impl Types {
 
     /// The same function pointer type with another nullness.
     pub fn fun_with_nil(&mut self, id: TypeId, nil: u8) -> TypeId {
-        match self.fun_parts(id) {
-            Some((sig, ret, fidxs, _)) => self.fun_ptr(sig, ret, fidxs, nil),
-            None => id,
+        match self.get(id) {
+            Type::FunPtr {
+                sig, ret, fidxs, ..
+            } => {
+                let (sig, ret, fidxs) = (*sig, *ret, fidxs.clone());
+                self.fun_ptr(sig, ret, fidxs, nil)
+            }
+            _ => id,
         }
     }
 
     /// The same function pointer type with another return type.
     pub fn fun_with_ret(&mut self, id: TypeId, ret: TypeId) -> TypeId {
-        match self.fun_parts(id) {
-            Some((sig, _, fidxs, nil)) => self.fun_ptr(sig, ret, fidxs, nil),
-            None => id,
+        match self.get(id) {
+            Type::FunPtr {
+                sig, fidxs, nil, ..
+            } => {
+                let (sig, nil, fidxs) = (*sig, *nil, fidxs.clone());
+                self.fun_ptr(sig, ret, fidxs, nil)
+            }
+            _ => id,
         }
     }
 
     /// Chapter 18: the return program counter of one call site.
     pub fn rpc(&mut self, call_end: u32) -> TypeId {
         self.intern(Type::Rpc {
-            rpcs: [call_end].into(),
-            any: false,
-        })
-    }
-
-    /// The meet of two sets of return program counters (`any` sets are
-    /// complements).
-    fn rpc_meet(&mut self, x: &[u32], xa: bool, y: &[u32], ya: bool) -> TypeId {
-        let (rpcs, any): (Vec<u32>, bool) = match (xa, ya) {
-            _ if x == y && xa != ya => (Vec::new(), true),
-            // Both complements: the complement of what both leave out.
-            (true, true) => (x.iter().copied().filter(|r| y.contains(r)).collect(), true),
-            (false, false) => {
-                let mut u: Vec<u32> = x.iter().chain(y).copied().collect();
-                u.sort_unstable();
-                u.dedup();
-                (u, false)
-            }
-            (true, false) => (x.iter().copied().filter(|r| !y.contains(r)).collect(), true),
-            (false, true) => (y.iter().copied().filter(|r| !x.contains(r)).collect(), true),
-        };
-        self.intern(Type::Rpc {
-            rpcs: rpcs.into(),
-            any,
+            rpcs: IdxSet::one(call_end),
         })
     }
 
@@ -1759,15 +1740,18 @@ mod tests {
     fn function_pointers_and_return_addresses_form_lattices() {
         let mut t = Types::new();
         let sig = t.tuple(&[Types::INT_BOT]);
-        let fun1 = t.fun_ptr(sig, Types::INT_BOT, 2, 2);
-        let fun2 = t.fun_ptr(sig, Types::INT_BOT, 4, 2);
-        let fun_any = t.fun_ptr(sig, Types::INT_BOT, -1, 3);
+        let fun1 = t.fun_ptr(sig, Types::INT_BOT, IdxSet::one(1), 2);
+        let fun2 = t.fun_ptr(sig, Types::INT_BOT, IdxSet::one(2), 2);
+        // Past Simple's 64-bit mask.
+        let fun70 = t.fun_ptr(sig, Types::INT_BOT, IdxSet::one(70), 2);
+        let fun_any = t.fun_ptr(sig, Types::INT_BOT, IdxSet::all(), 3);
         let main = t.main_function();
         let rpc2 = t.rpc(2);
         let rpc5 = t.rpc(5);
         let mut ts = vec![
             fun1,
             fun2,
+            fun70,
             fun_any,
             Types::FUN_BOT,
             main,

@@ -63,14 +63,13 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     let cend = cend(g, n)?;
     let fptr = fptr(g, n);
     let t = g.ty(fptr);
-    let (sig, _, fidxs, _) = g.types.fun_parts(t)?;
-    if g.types.tuple_elems(sig).len() != nargs(g, n) || fidxs <= 0 {
+    let (sig, _, _) = g.types.fun_parts(t)?;
+    if g.types.tuple_elems(sig).len() != nargs(g, n) {
         return None;
     }
-    let mut bits = fidxs;
-    while bits != 0 {
-        let fidx = bits.trailing_zeros();
-        bits &= bits - 1;
+    // An unknown callee (a complement set) links nothing yet.
+    let fidxs = g.types.fidxs(t)?.members()?.to_vec();
+    for fidx in fidxs {
         let Some(&f) = g.functions.get(&(sig, fidx)) else {
             continue;
         };
@@ -132,7 +131,7 @@ pub fn error(g: &mut Graph, n: NodeId) -> Option<crate::Error> {
     if g.ty(g.in_(n, 0)) == crate::types::Types::XCTRL || g.types.is_high(t) {
         return None;
     }
-    let Some((sig, _, _, nil)) = g.types.fun_parts(t) else {
+    let Some((sig, _, nil)) = g.types.fun_parts(t) else {
         // A forward reference left undefined reports itself.
         return (t != crate::types::Types::BOTTOM).then(|| {
             crate::Error::new(

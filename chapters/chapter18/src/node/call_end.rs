@@ -42,7 +42,7 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     } else {
         g.types
             .fun_parts(ft)
-            .map_or(Types::BOTTOM, |(_, ret, _, _)| ret)
+            .map_or(Types::BOTTOM, |(_, ret, _)| ret)
     };
     let ctrl = g.ty(c);
     g.types.tuple(&[ctrl, Types::MEM_BOT, ret])
@@ -63,7 +63,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         return None;
     }
     let t = g.ty(fptr);
-    if !matches!(g.types.fun_parts(t), Some((_, _, _, 2))) || call::error(g, c).is_some() {
+    if !matches!(g.types.fun_parts(t), Some((_, _, 2))) || call::error(g, c).is_some() {
         return None;
     }
     let ret = g.in_(n, 1);

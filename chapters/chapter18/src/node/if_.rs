@@ -8,7 +8,7 @@
 
 use super::{idom, print as print_node, NodeKind, Printer};
 use crate::graph::{Graph, NodeId};
-use crate::types::{TypeId, Types};
+use crate::types::{IdxSet, TypeId, Types};
 
 pub fn new(g: &mut Graph, ctrl: NodeId, pred: NodeId) -> NodeId {
     let n = g.add_node(NodeKind::If, vec![Some(ctrl), Some(pred)]);
@@ -48,10 +48,10 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     }
     // Chapter 18: a function pointer that cannot be null is true.
     // One that points to no function at all is null: false.
-    if let Some((_, _, fidxs, nil)) = g.types.fun_parts(t) {
+    if let Some((_, _, nil)) = g.types.fun_parts(t) {
         return if nil == 2 {
             Types::IF_TRUE
-        } else if fidxs == 0 {
+        } else if g.types.fidxs(t).is_some_and(IdxSet::is_empty) {
             Types::IF_FALSE
         } else {
             Types::IF_BOTH

@@ -256,6 +256,12 @@ impl NodeKind {
             NodeKind::Load { alias, .. } | NodeKind::Store { alias, .. } => u64::from(*alias),
             NodeKind::Cast { ty } => u64::from(ty.index()),
             NodeKind::Struct { obj } => u64::from(obj.index()),
+            // Chapter 18: a call hands back all of memory, so the phis of
+            // two alias classes can merge the very same inputs; each is
+            // still a slice of its own class, and typed so.
+            NodeKind::Phi {
+                label, declared, ..
+            } if label.starts_with('$') => u64::from(declared.index()),
             _ => 0,
         }
     }

@@ -53,7 +53,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     }
     let ret = g.ty(g.in_(n, 2));
     let sig = fun::sig(g, f);
-    if let Some((_, old, _, _)) = g.types.fun_parts(sig) {
+    if let Some((_, old, _)) = g.types.fun_parts(sig) {
         if old != ret && g.types.isa(ret, old) {
             let refined = g.types.fun_with_ret(sig, ret);
             // The name follows the function.

@@ -112,14 +112,23 @@ pub fn merge(g: &mut Graph, this: NodeId, that: NodeId, region: NodeId) {
 /// of the back edge and of the loop exit. Each head Phi gets its back-edge
 /// state; exit slots still lazy take the head's state.
 pub fn end_loop(g: &mut Graph, this: NodeId, head: NodeId, back: NodeId, exit: NodeId) {
+    let head_ctrl = scope::ctrl(g, head);
     // The classes first, the default memory (slot 1) last: a class the
     // exit has no slot for reads slot 1, which must still be lazy then.
-    let slots = (2..g.n_ins(back)).chain(1..2.min(g.n_ins(back)));
+    let n = g.n_ins(this).max(g.n_ins(back));
+    let slots = (2..n).chain(1..2.min(n));
     for a in slots {
-        // A slot the body never had (None) or never touched (the sentinel)
-        // has no Phi to complete.
-        if let Some(st) = g.input(back, a).filter(|&st| st != head) {
-            let p = g.in_(this, a);
+        // Only the head's own Phis wait for a back edge. What the body
+        // hands back is its slot, or (chapter 18: after a call, which
+        // leaves only the default memory) its default memory; the
+        // sentinel means the body never changed the class.
+        if let Some(p) = g.input(this, a).filter(|&p| {
+            matches!(g.kind(p), NodeKind::Phi { .. })
+                && g.input(p, 0) == Some(head_ctrl)
+                && g.input(p, 2).is_none()
+        }) {
+            let st = alias(g, back, a);
+            let st = if st == head { p } else { st };
             g.set_def(p, 2, Some(st));
         }
         if alias(g, exit, a) == head {
