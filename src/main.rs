@@ -44,7 +44,7 @@ enum Command {
     Fuzz(FuzzInput),
 }
 
-#[derive(Args)]
+#[derive(Args, Clone)]
 struct FuzzInput {
     /// How many programs to generate and check
     #[arg(long, default_value_t = 1000)]
@@ -114,7 +114,18 @@ fn main() -> ExitCode {
     let source = match &cli.command {
         Command::Print(input) | Command::Dot(input) | Command::Ir(input) => &input.source,
         Command::Eval(input) => &input.source,
-        Command::Fuzz(input) => return fuzz(input),
+        Command::Fuzz(input) => {
+            // The generated programs recurse (chapter 18), and a debug
+            // build's evaluators take deep frames: the same roomy stack.
+            let input = input.clone();
+            let worker = std::thread::Builder::new()
+                .stack_size(256 << 20)
+                .spawn(move || fuzz(&input));
+            return match worker.map(|handle| handle.join()) {
+                Ok(Ok(code)) => code,
+                _ => ExitCode::from(70),
+            };
+        }
     };
     let (name, src) = match read_source(source) {
         Ok(found) => found,
