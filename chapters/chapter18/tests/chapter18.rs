@@ -575,3 +575,43 @@ fn test_forward_reference_without_peepholes() {
         assert_eq!(v.to_string(), expected, "arg {arg}");
     }
 }
+
+/// Found by `simple fuzz --chapter 18`: after a call only the default
+/// memory has a slot. A call in a loop makes the head's Phi of the default
+/// memory first; a class without a slot then enters the loop with the
+/// default memory from before the loop, not with that Phi.
+#[test]
+fn test_call_in_a_loop_after_a_call() {
+    let code = compile(
+        "struct S { int f; int h; };
+val g = { int a -> a; };
+S !p = new S { f = arg; h = 3; };
+int x = g(1);
+p.h = 5;
+int s = 0;
+for (int c = 0; c < 4; c++) s = s + g(c) + p.f;
+return s;",
+    );
+    assert_shows(&code, -7, "-22");
+    assert_shows(&code, 2, "14");
+}
+
+/// Found by `simple fuzz --chapter 18`: a call linked while parsing that
+/// the optimizer then proves unreachable (`k` inlines to 1) is unlinked
+/// from its function, so nothing of it is scheduled (its argument
+/// `arg & 7` was placed before `main` began).
+#[test]
+fn test_dead_call_is_unlinked() {
+    let code = compile(
+        "val r = { int n -> n <= 0 ? 0 : r(n-1) + 1; };
+int x = 0;
+if (k(arg)) x = 1; else x = r(arg & 7) + arg;
+val k = { int n -> n*0+1; };
+return x;",
+    );
+    assert_eq!(
+        code.print(),
+        "Stop[ return 1; return Phi(Region,0,(r( (Parm_n(r,int,Sub)-1))+1)); ]"
+    );
+    assert_shows(&code, -7, "1");
+}

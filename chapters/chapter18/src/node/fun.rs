@@ -99,7 +99,12 @@ pub fn compute(_g: &mut Graph, _n: NodeId) -> TypeId {
 /// folding the function's Return and Stop must hear about.
 pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     if unknown_callers(g, n) {
-        return None;
+        // A linked call that turned out dead calls nothing: its path goes,
+        // with what its Parms took from it, as a Region's dead path does.
+        // (Simple keeps it; then the dead call's arguments are scheduled
+        // nowhere sensible.)
+        let dead = (2..g.n_ins(n)).find(|&i| g.ty(g.in_(n, i)) == Types::XCTRL)?;
+        return Some(region::drop_path(g, n, dead));
     }
     let progress = region::idealize(g, n);
     if progress.is_some() {

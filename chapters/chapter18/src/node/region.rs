@@ -42,6 +42,32 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     t
 }
 
+/// Removes dead `path` from region `n` and from its phis; returns the
+/// region, or dead control if the region died with them.
+pub fn drop_path(g: &mut Graph, n: NodeId, path: usize) -> NodeId {
+    // Drop the path from every phi with one input per path; repeat, as
+    // deleting may kill outputs and reorder the list.
+    let mut seen = usize::MAX;
+    while seen != g.outputs(n).len() {
+        seen = g.outputs(n).len();
+        let mut i = 0;
+        while i < g.outputs(n).len() {
+            let phi = g.outputs(n)[i];
+            if matches!(g.kind(phi), NodeKind::Phi { .. }) && g.n_ins(phi) == g.n_ins(n) {
+                g.del_def(phi, path);
+                // The phi's users may fold now that it has one input less.
+                g.push_outputs(phi);
+            }
+            i += 1;
+        }
+    }
+    if g.is_dead(n) {
+        return g.xctrl();
+    }
+    g.del_def(n, path);
+    n
+}
+
 pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     if in_progress(g, n) {
         return None;
@@ -50,27 +76,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     // A loop's dead entry kills the loop through its type, not here.
     let loop_entry = matches!(g.kind(n), NodeKind::Loop) && dead == Some(1);
     if let Some(path) = dead.filter(|_| !loop_entry) {
-        // Drop the path from every phi with one input per path; repeat, as
-        // deleting may kill outputs and reorder the list.
-        let mut seen = usize::MAX;
-        while seen != g.outputs(n).len() {
-            seen = g.outputs(n).len();
-            let mut i = 0;
-            while i < g.outputs(n).len() {
-                let phi = g.outputs(n)[i];
-                if matches!(g.kind(phi), NodeKind::Phi { .. }) && g.n_ins(phi) == g.n_ins(n) {
-                    g.del_def(phi, path);
-                    // The phi's users may fold now that it has one input less.
-                    g.push_outputs(phi);
-                }
-                i += 1;
-            }
-        }
-        if g.is_dead(n) {
-            return Some(g.xctrl());
-        }
-        g.del_def(n, path);
-        return Some(n);
+        return Some(drop_path(g, n, path));
     }
     // One path and no phis: become that path. Phis with one input collapse
     // on their own first.

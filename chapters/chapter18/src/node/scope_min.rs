@@ -66,7 +66,18 @@ pub fn mem(g: &mut Graph, min: NodeId, a: usize, st: Option<NodeId>) -> NodeId {
             def
         } else {
             // One level per enclosing loop: deep nests need a deep stack.
-            let entry = stacker::maybe_grow(64 * 1024, 1024 * 1024, || mem(g, head_min, a, None));
+            let mut entry =
+                stacker::maybe_grow(64 * 1024, 1024 * 1024, || mem(g, head_min, a, None));
+            // Chapter 18: a class without a slot at the head reads the
+            // default memory, which may already be this head's own Phi
+            // (a call in the body made it). What enters the loop is that
+            // Phi's entry, not the Phi.
+            if a >= 2
+                && matches!(g.kind(entry), NodeKind::Phi { .. })
+                && g.input(entry, 0) == Some(head_ctrl)
+            {
+                entry = g.in_(entry, 1);
+            }
             let kind = NodeKind::Phi {
                 label: slot_label(a).into(),
                 declared: slot_type(g, a),
