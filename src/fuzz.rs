@@ -1213,7 +1213,11 @@ impl Generator {
         Some(if self.rng.chance(50) { (f, h) } else { (h, f) })
     }
 
-    /// `var h = (e) ? f : g;` in `main`: a function chosen at run time.
+    /// `{int int -> int} !h = (e) ? f : g;` in `main`: a function chosen
+    /// at run time, in a variable that may change (`!`). The type is
+    /// written out: `var` would take the type of
+    /// the value, and with peepholes a constant `e` picks one function,
+    /// whose return type (`bool` for a comparison) the other may not fit.
     fn function_variables(&mut self) {
         for _ in 0..self.rng.below(3) {
             let Some((f, h)) = self.function_pair() else {
@@ -1221,7 +1225,12 @@ impl Generator {
             };
             let name = self.fresh("h");
             let pred = self.expression(2);
-            let _ = writeln!(self.out, "var {name} = ({pred}) ? {} : {};", f.name, h.name);
+            let ty = format!("{{{} -> int}}", vec!["int"; f.params].join(" "));
+            let _ = writeln!(
+                self.out,
+                "{ty} !{name} = ({pred}) ? {} : {};",
+                f.name, h.name
+            );
             let var = Function {
                 name,
                 params: f.params,
@@ -1232,10 +1241,7 @@ impl Generator {
     }
 
     /// `h = (e) ? g : f;` or `h = f;`: another choice between the two
-    /// functions a variable was declared with. Only those two: `var`
-    /// gives the variable the type of its value, whose return type may be
-    /// narrower than another function's (`bool` for a comparison), as in
-    /// Simple.
+    /// functions a variable was declared with.
     fn function_assignment(&mut self, depth: usize) {
         let k = self.rng.below(self.function_vars.len() as u64) as usize;
         let (name, [f, g]) = self.function_vars[k].clone();

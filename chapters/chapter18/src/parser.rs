@@ -439,6 +439,9 @@ impl<'a> Parser<'a> {
         g.operator_at.insert(ret, at);
         node::fun::set_ret(g, fun, ret);
         let ret = node::peephole(g, ret);
+        if g.disable_peephole {
+            node::return_::refine_fun_type(g, ret, fun);
+        }
         g.set_def(self.stop, stop_slot, Some(ret));
         ret
     }

@@ -615,3 +615,39 @@ return x;",
     );
     assert_shows(&code, -7, "1");
 }
+
+/// Found by `simple fuzz --chapter 18` (reduced by line): `m4` and `m5`
+/// call each other and nothing else calls them. Inlining `m4` into its
+/// one call site in `m5`, the call of `m5` that came with it sits inside
+/// `m5` itself; the search for the enclosing function must look through
+/// the Fun being inlined, or `m5` is inlined into itself, forever.
+#[test]
+fn test_mutual_recursion_is_not_inlined_into_itself() {
+    let code = compile(
+        "val g0 = { int n1, int n2, int n3 ->
+  if (0) {
+  }
+};
+val m4 = { int n6, int n7 ->
+  int t8 = m5(n6 - 1, n6);
+};
+val m5 = { int n9, int n10 ->
+  bool v12 = ((((n10 >= n10) ? (n10 + 3) : (((n9 / 2.0) >= n9) >= n10))));
+  for (int c13 = 0; c13 < 2; c13++) {
+    n10 = 9;
+  }
+  int t11 = m4(n9 - 1, ((v12 & ((n9 - n9) == (n9 + n9))) * (n10 > v12)));
+  return t11 ^ 1;
+};
+val r14 = { int n15, int n16, int n17 ->
+  if (n15 <= 0) return ((n15 << 6));
+  int t18 = r14(n15 - 1, n16, ((n17 < n15) == (((n15 + n15) == (n15 + n15)) >> ((n17 ^ 4) ? (n17 > n15) : n17))));
+  return t18 ^ 8;
+};",
+    );
+    assert_eq!(
+        code.print(),
+        "Stop[ return { r14}; return 0; return Phi(Region,(Parm_n15(r14,int,(n15-1))<<6),(r14( Sub,Parm_n16(r14,int,n16),((Parm_n17(r14,int,EQ)<n15)==(1>>Phi(Region,(n15<n17),n17))))^8)); return (m5( ((Parm_n9(m5,int,Sub)-1)-1),Sub)^1); ]"
+    );
+    assert_shows(&code, 0, "{ r14}");
+}

@@ -79,6 +79,16 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
             if x == f {
                 return None;
             }
+            // A function being inlined is part of its caller already:
+            // look on from the call it is inlined at (mutual recursion
+            // would otherwise inline a function into itself, forever).
+            if fun::folding(g, x) {
+                let xctrl = g.xctrl();
+                ctrl = (1..g.n_ins(x))
+                    .filter_map(|i| g.input(x, i))
+                    .find(|&c| c != xctrl);
+                continue;
+            }
             break;
         }
         ctrl = super::idom(g, x);

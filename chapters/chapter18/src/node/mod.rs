@@ -37,7 +37,7 @@ mod phi;
 mod proj;
 mod read_only;
 mod region;
-mod return_;
+pub mod return_;
 pub mod round_f32;
 pub mod scope;
 pub mod scope_min;

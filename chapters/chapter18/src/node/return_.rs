@@ -51,18 +51,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     {
         return None;
     }
-    let ret = g.ty(g.in_(n, 2));
-    let sig = fun::sig(g, f);
-    if let Some((_, old, _)) = g.types.fun_parts(sig) {
-        if old != ret && g.types.isa(ret, old) {
-            let refined = g.types.fun_with_ret(sig, ret);
-            // The name follows the function.
-            if let Some(name) = g.types.fun_name(sig).map(str::to_owned) {
-                g.types.set_fun_name(refined, &name);
-            }
-            fun::set_sig(g, f, refined);
-        }
-    }
+    refine_fun_type(g, n, f);
     if g.ty(g.in_(n, 0)) == Types::XCTRL {
         let (m, e) = (g.in_(n, 1), g.in_(n, 2));
         let top = |g: &Graph, x: NodeId| matches!(g.kind(x), NodeKind::Constant(Types::TOP));
@@ -75,6 +64,25 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         }
     }
     None
+}
+
+/// Narrows the return type of `f`, whose Return is `n`, to the type of
+/// what it returns. The parser also calls it once the body is parsed: the
+/// function's type is part of the language (a `{int -> int}` variable
+/// takes only functions returning an int), peepholes or not.
+pub fn refine_fun_type(g: &mut Graph, n: NodeId, f: NodeId) {
+    let ret = g.ty(g.in_(n, 2));
+    let sig = fun::sig(g, f);
+    if let Some((_, old, _)) = g.types.fun_parts(sig) {
+        if old != ret && g.types.isa(ret, old) {
+            let refined = g.types.fun_with_ret(sig, ret);
+            // The name follows the function.
+            if let Some(name) = g.types.fun_name(sig).map(str::to_owned) {
+                g.types.set_fun_name(refined, &name);
+            }
+            fun::set_sig(g, f, refined);
+        }
+    }
 }
 
 pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
