@@ -236,13 +236,10 @@ pub fn array_heavy(n: usize, chapter: u32) -> String {
 /// statements and the closing `};`.
 const FUNCTION_LINES: usize = 10;
 
-/// The functions of one signature that have an index of their own.
-const MAX_FUNCTION_INDEX: usize = 63;
-
 /// About `n` lines in chapter 18's language: `n / 10` functions of eight
 /// statements each, every one calling up to two of those before it (an
-/// acyclic call graph, no recursion), then `main` calling a few of them
-/// (among the first 63, see below).
+/// acyclic call graph, no recursion), then `main` calling five of them,
+/// spread over the whole program, the last one included.
 /// Each function takes a depth `d` and calls only while `d > 0`, one less
 /// each time, so that a run makes a handful of calls however many
 /// functions there are; the compiler still sees every call.
@@ -271,16 +268,11 @@ pub fn many_functions(n: usize, _chapter: u32) -> String {
         let _ = writeln!(src, "  return x + y;");
         src.push_str("};\n");
     }
-    // `main` calls only the first 63: every function of one signature
-    // past the 63rd shares its function index with the others (Simple's
-    // set of functions is one 64-bit word), so a call of one of those
-    // runs no known function. The compiler still sees them all.
-    let called = functions.min(MAX_FUNCTION_INDEX);
     src.push_str("int s = 0;\n");
-    for i in (0..called).step_by(called / 4 + 1) {
+    for i in (0..functions).step_by(functions / 4 + 1) {
         let _ = writeln!(src, "s = s + g{i}(2, arg, s);");
     }
-    let _ = writeln!(src, "s = s + g{}(3, s, arg);", called - 1);
+    let _ = writeln!(src, "s = s + g{}(3, s, arg);", functions - 1);
     src.push_str("return s;\n");
     src
 }

@@ -90,9 +90,18 @@ pub fn parms(g: &Graph, n: NodeId) -> Vec<NodeId> {
         .collect()
 }
 
-/// Control always reaches a function someone may call.
-pub fn compute(_g: &mut Graph, _n: NodeId) -> TypeId {
-    Types::CTRL
+/// Control always reaches a function someone may call. A function being
+/// inlined is reached only through its call site, and dies with it.
+pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
+    if unknown_callers(g, n) {
+        return Types::CTRL;
+    }
+    let live = (1..g.n_ins(n)).any(|i| g.input(n, i).is_some_and(|c| g.ty(c) != Types::XCTRL));
+    if live {
+        Types::CTRL
+    } else {
+        Types::XCTRL
+    }
 }
 
 /// A Fun with unknown callers stays; otherwise it is a Region, whose

@@ -127,6 +127,20 @@ pub fn end_loop(g: &mut Graph, this: NodeId, head: NodeId, back: NodeId, exit: N
     // The classes first, the default memory (slot 1) last: a class the
     // exit has no slot for reads slot 1, which must still be lazy then.
     let n = g.n_ins(this).max(g.n_ins(back));
+    // Classes the body changed after a call, which the head has no Phi
+    // for: the head's default memory stands for them, so its back edge
+    // must carry their states too (a merge of them over the back edge's
+    // default memory).
+    let own_phi = |g: &Graph, p: NodeId| {
+        matches!(g.kind(p), NodeKind::Phi { .. }) && g.input(p, 0) == Some(head_ctrl)
+    };
+    let extras: Vec<(u32, NodeId)> = (2..g.n_ins(back))
+        .filter_map(|a| {
+            let st = g.input(back, a).filter(|&st| st != head)?;
+            let at_head = g.input(this, a).filter(|&p| own_phi(g, p));
+            at_head.is_none().then_some((a as u32, st))
+        })
+        .collect();
     let slots = (2..n).chain(1..2.min(n));
     for a in slots {
         // Only the head's own Phis wait for a back edge. What the body
@@ -140,6 +154,12 @@ pub fn end_loop(g: &mut Graph, this: NodeId, head: NodeId, back: NodeId, exit: N
         }) {
             let st = alias(g, back, a);
             let st = if st == head { p } else { st };
+            let st = if a == 1 && !extras.is_empty() {
+                let merge = super::mem_merge::new(g, st, &extras);
+                peephole(g, merge)
+            } else {
+                st
+            };
             g.set_def(p, 2, Some(st));
         }
         if alias(g, exit, a) == head {
