@@ -470,6 +470,15 @@ fn floats(input: &mut impl FnMut(usize) -> Eval<Val>, f: fn(f64, f64) -> f64) ->
     Some(Ok(Val::Float(f(a, b))))
 }
 
+/// A call in progress: the Call, and the caller's phis and objects,
+/// given back when the callee returns (a recursive call passes the same
+/// News again; the caller's own objects must not change under it).
+struct Frame {
+    call: NodeId,
+    phis: FxHashMap<NodeId, Val>,
+    news: FxHashMap<NodeId, usize>,
+}
+
 struct Evaluator<'g> {
     g: &'g Graph,
     first_alias: &'g FxHashMap<TypeId, u32>,
@@ -487,8 +496,8 @@ struct Evaluator<'g> {
     /// The control nodes from which a Return can be reached.
     returns: Vec<bool>,
     /// Chapter 18: the calls in progress, innermost last, each with the
-    /// caller's phis, restored when the callee returns.
-    frames: Vec<(NodeId, FxHashMap<NodeId, Val>)>,
+    /// caller's phis and objects, restored when the callee returns.
+    frames: Vec<Frame>,
 }
 
 impl Evaluator<'_> {
@@ -531,12 +540,13 @@ impl Evaluator<'_> {
                 NodeKind::Return if !self.frames.is_empty() => {
                     let v = self.value(g.in_(c, 2))?;
                     let m = self.value(g.in_(c, 1))?;
-                    // The objects the callee made stay where its News
-                    // put them: the caller reads them through the memory
-                    // and pointers it returned. (A New on a recursive
-                    // path is still one object per New here: a known gap.)
-                    let (call, phis) = self.frames.pop().expect("a call in progress");
+                    // The objects the callee made stay: the caller reads
+                    // them through the memory and pointers it returned.
+                    // Which object each New stands for is the caller's
+                    // again (a recursive call passed the same News).
+                    let Frame { call, phis, news } = self.frames.pop().expect("a call in progress");
                     self.phis = phis;
+                    *self.news.borrow_mut() = news;
                     let cend = crate::node::call::cend(g, call);
                     if let Some(cend) = cend {
                         for &u in g.outputs(cend) {
@@ -623,7 +633,11 @@ impl Evaluator<'_> {
                     crate::exec::MAX_CALL_DEPTH
                 ));
             }
-            self.frames.push((c, self.phis.clone()));
+            self.frames.push(Frame {
+                call: c,
+                phis: self.phis.clone(),
+                news: self.news.borrow().clone(),
+            });
         }
         for (p, v) in parms.into_iter().zip(values) {
             self.phis.insert(p, v);

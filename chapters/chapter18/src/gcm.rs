@@ -162,8 +162,9 @@ fn cfg_preds(g: &Graph, n: NodeId) -> impl Iterator<Item = NodeId> + '_ {
         NodeKind::Start { .. } => &ins[..0],
         NodeKind::Region | NodeKind::Loop => &ins[1..],
         // Chapter 18: a function is entered from Start; its callers are
-        // other functions' code, not its own control flow.
-        NodeKind::Fun { .. } => &ins[1..2],
+        // other functions' code, not its own control flow. (An inlined
+        // function whose call died has no input left; nothing reaches it.)
+        NodeKind::Fun { .. } => &ins[ins.len().min(1)..ins.len().min(2)],
         NodeKind::Stop => ins,
         _ => &ins[..ins.len().min(1)],
     };

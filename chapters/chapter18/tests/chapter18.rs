@@ -727,3 +727,17 @@ return p23;",
     assert_shows(&code, -7, "S{f=5}");
     assert_shows(&code, 3, "S{f=4}");
 }
+
+/// A function that allocates on a recursive path: each level has its own
+/// object. (The graph evaluator once kept one object per New, so every
+/// level read the innermost one; `simple fuzz --chapter 18` seed 5153.)
+#[test]
+fn test_recursion_allocates_an_object_per_level() {
+    let code = compile(
+        "struct S { int f; };
+val r = { int n -> S !p = new S { f = n; }; int t = n <= 0 ? 0 : r(n - 1); return t + p.f; };
+return r(arg);",
+    );
+    assert_shows(&code, 3, "6");
+    assert_shows(&code, 7, "28");
+}
