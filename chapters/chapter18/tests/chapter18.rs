@@ -741,3 +741,30 @@ return r(arg);",
     assert_shows(&code, 3, "6");
     assert_shows(&code, 7, "28");
 }
+
+/// Found by `simple fuzz --chapter 18` (seed 4243): after a call the
+/// scope lists the default memory alone. In a loop, an arm that calls and
+/// an arm that does not merge; the class the loop head has a Phi for (the
+/// load `a[0]` made it) must merge too, or the store after the merge reads
+/// the default memory and loses the stores of earlier iterations.
+#[test]
+fn test_merge_after_a_call_keeps_the_loop_class() {
+    let code = compile(
+        "val g = { int n -> 0; };
+int[] !a = new int[4];
+int c = 0;
+while (c < 4) {
+  a[c] = 1;
+  c = c + 1;
+}
+int z = g(arg);
+int d = 0;
+while (d < 4) {
+  a[d] = arg ? g(a[0]) : 0;
+  d = d + 1;
+}
+return a;",
+    );
+    assert_shows(&code, 0, "int[ 0,0,0,0]");
+    assert_shows(&code, 1, "int[ 0,0,0,0]");
+}

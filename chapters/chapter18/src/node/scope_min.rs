@@ -103,7 +103,23 @@ pub fn mem(g: &mut Graph, min: NodeId, a: usize, st: Option<NodeId>) -> NodeId {
 /// alias class whose state differs between `this` and `that`, in alias
 /// order, into `this`.
 pub fn merge(g: &mut Graph, this: NodeId, that: NodeId, region: NodeId) {
-    let n = g.n_ins(this).max(g.n_ins(that));
+    // Chapter 18: a side whose default memory is still a loop's lazy
+    // sentinel reads a class the loop head has a slot for from that slot,
+    // not from the default; the other side (after a call, the default
+    // alone) may not list the class. Such classes merge too.
+    let lazy_head_slots = |g: &Graph, min: NodeId| {
+        let default = alias(g, min, 1);
+        if matches!(g.kind(default), NodeKind::Scope(_)) {
+            g.n_ins(scope::mem(g, default))
+        } else {
+            0
+        }
+    };
+    let n = g
+        .n_ins(this)
+        .max(g.n_ins(that))
+        .max(lazy_head_slots(g, this))
+        .max(lazy_head_slots(g, that));
     // Chapter 18: the default memory (slot 1) changes at a call, so it
     // merges like a class; last, since a class without a slot reads it.
     for a in (2..n).chain(1..2) {
