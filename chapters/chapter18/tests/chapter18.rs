@@ -768,3 +768,25 @@ return a;",
     assert_shows(&code, 0, "int[ 0,0,0,0]");
     assert_shows(&code, 1, "int[ 0,0,0,0]");
 }
+
+/// Found by `simple fuzz --chapter 18` (seed 2439): the call in the loop
+/// takes all of memory, reading `f0` through the head's default memory
+/// (no slot for it yet); a later load gives `f0` a Phi of its own. The
+/// default's back edge must carry `f0`'s new state too, or the next call
+/// hands back the object's field as it was before the loop.
+#[test]
+fn test_loop_default_memory_carries_every_class() {
+    let code = compile(
+        "struct S0 { flt f0 = 1.5; int f2; };
+val g0 = { int n -> };
+S0 !p = new S0;
+int v8 = g0(arg);
+int v9 = p.f2;
+for (int c = 0; c < 4; c++) {
+  int v11 = v9 ? 1 : g0(p.f2);
+  p = new S0 { f0 = p.f0; };
+}
+return p;",
+    );
+    assert_shows(&code, -7, "S0{f0=1.5,f2=0}");
+}

@@ -143,18 +143,17 @@ pub fn end_loop(g: &mut Graph, this: NodeId, head: NodeId, back: NodeId, exit: N
     // The classes first, the default memory (slot 1) last: a class the
     // exit has no slot for reads slot 1, which must still be lazy then.
     let n = g.n_ins(this).max(g.n_ins(back));
-    // Classes the body changed after a call, which the head has no Phi
-    // for: the head's default memory stands for them, so its back edge
-    // must carry their states too (a merge of them over the back edge's
-    // default memory).
-    let own_phi = |g: &Graph, p: NodeId| {
-        matches!(g.kind(p), NodeKind::Phi { .. }) && g.input(p, 0) == Some(head_ctrl)
-    };
+    // The classes the body changed. The head's default memory stands for
+    // every class without a Phi of its own, and code in the body may have
+    // read a class through it before the class got its Phi (a call's
+    // memory, made before a later load gave the class a slot); a class
+    // the body stores to after a call has no head Phi at all. So the
+    // default's back edge carries them all: a merge of their states over
+    // the back edge's default memory.
     let extras: Vec<(u32, NodeId)> = (2..g.n_ins(back))
         .filter_map(|a| {
             let st = g.input(back, a).filter(|&st| st != head)?;
-            let at_head = g.input(this, a).filter(|&p| own_phi(g, p));
-            at_head.is_none().then_some((a as u32, st))
+            Some((a as u32, st))
         })
         .collect();
     let slots = (2..n).chain(1..2.min(n));
