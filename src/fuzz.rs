@@ -19,7 +19,7 @@
 //! call the functions before it, some recursive or mutually recursive (a
 //! forward reference) on a first argument that counts down from at most 7;
 //! `main` calls them and picks between two of one signature at run time
-//! (`var h = (e) ? g : r; ... h(x)`). A chapter's programs draw no random
+//! (`{int int -> int} !h = (e) ? g : r; ... h(x)`). A chapter's programs draw no random
 //! numbers for later chapters' features, so a seed still names the
 //! program it always did.
 //!
@@ -107,7 +107,7 @@ impl Elem {
 }
 
 /// A function the program names (chapter 18): a `val`, or in `main` a
-/// `var` that holds one of two functions of the same signature. Its
+/// variable that holds one of two functions of the same signature. Its
 /// parameters are all `int`, and it returns an `int`.
 #[derive(Clone)]
 struct Function {
