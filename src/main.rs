@@ -109,6 +109,15 @@ struct Source {
     file: Option<String>,
 }
 
+/// Runs `work` on a thread with a 256 MiB stack: deep programs recurse
+/// deeply in the compiler. `None` if it panicked (a compiler bug).
+fn on_roomy_stack<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let worker = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(work);
+    worker.ok()?.join().ok()
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let source = match &cli.command {
@@ -116,15 +125,9 @@ fn main() -> ExitCode {
         Command::Eval(input) => &input.source,
         Command::Fuzz(input) => {
             // The generated programs recurse (chapter 18), and a debug
-            // build's evaluators take deep frames: the same roomy stack.
+            // build's evaluators take deep frames.
             let input = input.clone();
-            let worker = std::thread::Builder::new()
-                .stack_size(256 << 20)
-                .spawn(move || fuzz(&input));
-            return match worker.map(|handle| handle.join()) {
-                Ok(Ok(code)) => code,
-                _ => ExitCode::from(70),
-            };
+            return on_roomy_stack(move || fuzz(&input)).unwrap_or(ExitCode::from(70));
         }
     };
     let (name, src) = match read_source(source) {
@@ -143,16 +146,13 @@ fn main() -> ExitCode {
         Command::Eval(input) => Job::Eval(input.arg, input.loops, input.scheduled),
         Command::Fuzz(_) => unreachable!("fuzz returned above"),
     };
-    // Deep programs recurse deeply; give the compiler a roomy stack.
-    let worker = std::thread::Builder::new()
-        .stack_size(256 << 20)
-        .spawn(move || {
-            let result = job.run(chapter, &src, no_peephole);
-            (result, src)
-        });
-    let (result, src) = match worker.map(|handle| handle.join()) {
-        Ok(Ok(done)) => done,
-        _ => {
+    let worker = on_roomy_stack(move || {
+        let result = job.run(chapter, &src, no_peephole);
+        (result, src)
+    });
+    let (result, src) = match worker {
+        Some(done) => done,
+        None => {
             // A panic is a compiler bug; say so rather than exit with 101.
             eprintln!("error: internal compiler error (please report it with the program)");
             return ExitCode::from(70);

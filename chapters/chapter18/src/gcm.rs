@@ -164,7 +164,7 @@ fn cfg_preds(g: &Graph, n: NodeId) -> impl Iterator<Item = NodeId> + '_ {
         // Chapter 18: a function is entered from Start; its callers are
         // other functions' code, not its own control flow. (An inlined
         // function whose call died has no input left; nothing reaches it.)
-        NodeKind::Fun { .. } => &ins[ins.len().min(1)..ins.len().min(2)],
+        NodeKind::Fun { .. } => ins.get(1..2).unwrap_or(&[]),
         NodeKind::Stop => ins,
         _ => &ins[..ins.len().min(1)],
     };

@@ -1313,17 +1313,16 @@ impl Types {
             Type::FunPtr { .. } => self.print_fun_ptr(id, out),
             Type::Rpc { rpcs } => {
                 let (rpcs, any) = rpcs.parts();
-                let any = &any;
+                let sign = if any { "-" } else { "" };
                 out.push_str("$[");
-                match rpcs.len() {
-                    0 => out.push_str(if *any { "ALL" } else { "" }),
-                    1 => {
-                        let _ = write!(out, "{}{}", if *any { "-" } else { "" }, rpcs[0]);
+                match rpcs {
+                    [] => out.push_str(if any { "ALL" } else { "" }),
+                    [one] => {
+                        let _ = write!(out, "{sign}{one}");
                     }
                     _ => {
                         let shown: Vec<String> = rpcs.iter().map(u32::to_string).collect();
-                        let _ =
-                            write!(out, "{}[{}]", if *any { "-" } else { "" }, shown.join(", "));
+                        let _ = write!(out, "{sign}[{}]", shown.join(", "));
                     }
                 }
                 out.push(']');
@@ -1461,28 +1460,29 @@ impl Types {
 
     /// The same function pointer type with another nullness.
     pub fn fun_with_nil(&mut self, id: TypeId, nil: u8) -> TypeId {
-        match self.get(id) {
-            Type::FunPtr {
-                sig, ret, fidxs, ..
-            } => {
-                let (sig, ret, fidxs) = (*sig, *ret, fidxs.clone());
-                self.fun_ptr(sig, ret, fidxs, nil)
-            }
-            _ => id,
-        }
+        self.fun_changed(id, None, Some(nil))
     }
 
     /// The same function pointer type with another return type.
     pub fn fun_with_ret(&mut self, id: TypeId, ret: TypeId) -> TypeId {
-        match self.get(id) {
-            Type::FunPtr {
-                sig, fidxs, nil, ..
-            } => {
-                let (sig, nil, fidxs) = (*sig, *nil, fidxs.clone());
-                self.fun_ptr(sig, ret, fidxs, nil)
-            }
-            _ => id,
-        }
+        self.fun_changed(id, Some(ret), None)
+    }
+
+    /// A function pointer type with its return type or nullness replaced
+    /// (any other type is returned as it is).
+    fn fun_changed(&mut self, id: TypeId, ret: Option<TypeId>, nil: Option<u8>) -> TypeId {
+        let Type::FunPtr {
+            sig,
+            ret: old_ret,
+            fidxs,
+            nil: old_nil,
+        } = self.get(id)
+        else {
+            return id;
+        };
+        let (sig, fidxs) = (*sig, fidxs.clone());
+        let (ret, nil) = (ret.unwrap_or(*old_ret), nil.unwrap_or(*old_nil));
+        self.fun_ptr(sig, ret, fidxs, nil)
     }
 
     /// Chapter 18: the return program counter of one call site.
