@@ -57,7 +57,7 @@ use crate::node::{
     element_offset, is_cfg, mem_merge_slice, new_field_count, new_proj, round_f32, shift, BoolOp,
     NodeKind,
 };
-use crate::types::{Type, TypeId};
+use crate::types::{Type, TypeId, Types};
 use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell};
 use std::fmt;
@@ -946,7 +946,8 @@ pub(crate) fn array_count(g: &Graph, ty: TypeId, size: i64) -> i64 {
 pub(crate) fn zero(g: &Graph, ty: TypeId) -> Val {
     if g.types.is_flt(ty) {
         Val::Float(0.0)
-    } else if g.types.is_ptr(ty) {
+    } else if g.types.make_init(ty) == Some(Types::NULL) {
+        // A reference of either kind, struct or function.
         Val::Null
     } else {
         Val::Int(0)

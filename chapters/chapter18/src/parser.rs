@@ -1113,8 +1113,14 @@ impl<'a> Parser<'a> {
             let et = self.graph.ty(e);
             // Chapter 18: a reference or a function pointer given a value
             // (not null) and no `!` is final.
-            let is_ref = self.graph.types.is_ptr(t) || self.graph.types.is_fun_ptr(t);
+            let is_ref = self.graph.types.nil_of(t).is_some();
             fin = t == Types::TOP || (t != Types::BOTTOM && !bang && is_ref && et != Types::NULL);
+            // Chapter 18: `null` is a constant of no kind of pointer, so no
+            // type can be inferred from it.
+            if infer && et == Types::NULL {
+                let here = self.lexer.token_start();
+                return Err(Error::new("Expected a not-null/non-zero expression", here));
+            }
             if infer {
                 // A `val` keeps the value's very type (a constant stays
                 // one, which a function may then read); a `var` widens it.
@@ -1127,15 +1133,14 @@ impl<'a> Parser<'a> {
             // type itself, `Bottom` or `Top`.
             // Chapter 18: so must a reference that cannot be null.
             let types = &self.graph.types;
-            let not_null = (types.is_ptr(t) && !types.is_nullable(t))
-                || matches!(types.fun_parts(t), Some((_, _, 2)));
+            let not_null = types.not_null(t);
             if (infer || not_null) && !scope::in_constructor(&self.graph, self.scope) {
                 return Err(self.error_syntax("=expression"));
             }
             let types = &self.graph.types;
             let init = if infer {
                 t
-            } else if types.is_ptr(t) && !types.is_nullable(t) {
+            } else if not_null {
                 Types::TOP
             } else {
                 types.make_init(t).expect("a variable type has a zero")
@@ -1745,7 +1750,7 @@ impl<'a> Parser<'a> {
             // nothing is checked, as in Simple's chapter 16; there a field
             // read earlier is `Top`, no reference.
             let dead = self.graph.ty(self.ctrl()) == Types::XCTRL;
-            if !dead && !self.graph.types.is_ptr(t) {
+            if !dead && !self.graph.types.is_ptr(t) && t != Types::NULL {
                 let shown = self.graph.types.str(t);
                 return Err(Error::new(
                     format!("Expected reference but got {shown}"),
@@ -2192,7 +2197,7 @@ impl<'a> Parser<'a> {
         if matches!(self.graph.kind(value), NodeKind::Constant(Types::TOP))
             && self.graph.ty(self.ctrl()) != Types::XCTRL
             && scope::declared_type(&self.graph, self.scope, &name)
-                .is_some_and(|t| self.graph.types.is_ptr(t) && !self.graph.types.is_nullable(t))
+                .is_some_and(|t| self.graph.types.not_null(t))
         {
             return Err(Error::new(
                 format!("Variable '{name}' is not initialized"),

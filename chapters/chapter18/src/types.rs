@@ -23,8 +23,16 @@
 //! Chapter 10 adds memory. A pointer type `*S` (or `*S?` when it may be
 //! null) points to a struct `S`, whose fields are named typed slots. Every
 //! field of every struct is its own *alias class*: a slice of memory that no
-//! other field can touch, typed `MEM#alias`. `null` and `*void` (a pointer
-//! that is certainly not null) bound the pointer lattice.
+//! other field can touch, typed `MEM#alias`.
+//!
+//! Chapter 18 gives null a lattice of its own, because now two kinds of
+//! pointer may be null: pointers to structs and pointers to functions.
+//! `null` is a constant that belongs to neither; its dual `~nil` is the
+//! "any null you like" above them. Every pointer type carries a four-way
+//! nullness (see [`Type::MemPtr`]), and pointers of two kinds meet at a
+//! plain pointer, `ptr` or `nptr` (not null), which only a null test can
+//! use. So `null` meets `*S` at `*S?`, `{ -> int}` at `{ -> int}?`, and
+//! `*S` meets `{ -> int}` at `nptr`.
 //!
 //! Chapter 13 lets a field point to a struct, its own included. A struct
 //! may then be named before it is declared: the name alone is a *forward
@@ -87,8 +95,20 @@ pub enum Type {
     /// (chapter 15: memory is typed by its contents). `MEM#2:0` is the
     /// slice of class 2 holding only zeros, as a `new` leaves it.
     Mem(Alias, TypeId),
-    /// A pointer to a struct (`obj` is a [`Type::Struct`]), perhaps null.
-    MemPtr { obj: TypeId, nil: bool },
+    /// Chapter 18: `null`, the one constant every kind of pointer may be.
+    Nil,
+    /// Chapter 18: `~nil`, the dual of `null`: above every pointer.
+    XNil,
+    /// Chapter 18: a pointer of no particular kind, what a struct pointer
+    /// and a function pointer meet at; `nil` as in [`Type::MemPtr`]:
+    /// `~ptr`, `~nptr`, `nptr`, `ptr`.
+    Ptr(u8),
+    /// A pointer to a struct (`obj` is a [`Type::Struct`]). Chapter 18
+    /// makes `nil` Simple's four-way nullness, shared by every pointer
+    /// type: 0 a high choice that may be null (`~*S?`), 1 high and not null
+    /// (`~*S`), 2 low and not null (`*S`), 3 low and perhaps null (`*S?`).
+    /// The meet takes the larger, the dual is `3 - nil`.
+    MemPtr { obj: TypeId, nil: u8 },
     /// A struct: a name and its [`Type::Field`]s, in declaration order, or
     /// `None` for a forward reference (a struct known so far by name only).
     /// `$TOP` and `$BOT` (no fields) are the top and bottom of structs.
@@ -107,8 +127,7 @@ pub enum Type {
     /// Chapter 18: a pointer to a function. `sig` is the tuple of argument
     /// types, `ret` the return type, `fidxs` the set of functions it may
     /// point to (index `i` for function `i` of this signature). `nil` is
-    /// Simple's four-way nullness: 0 a high choice that may be null, 1 high
-    /// and not null, 2 low and not null, 3 low and perhaps null.
+    /// the four-way nullness of [`Type::MemPtr`].
     FunPtr {
         sig: TypeId,
         ret: TypeId,
@@ -330,13 +349,13 @@ impl Types {
     /// The top and bottom of structs.
     pub const STRUCT_TOP: TypeId = TypeId(13);
     pub const STRUCT_BOT: TypeId = TypeId(14);
-    /// Any pointer, or null: `*$BOT?`.
+    /// Any struct pointer, or null: `*void?`.
     pub const PTR_BOT: TypeId = TypeId(15);
-    /// The dual of [`Types::PTR_BOT`].
+    /// The dual of [`Types::PTR_BOT`], `~*$TOP?`.
     pub const PTR_TOP: TypeId = TypeId(16);
-    /// The null pointer, `null`.
+    /// The null pointer, `null` (chapter 18: Simple's `NIL`).
     pub const NULL: TypeId = TypeId(17);
-    /// Some pointer that is certainly not null, `*void`.
+    /// Some struct pointer that is certainly not null, `*void`.
     pub const VOID_PTR: TypeId = TypeId(18);
     pub const FLT_TOP: TypeId = TypeId(19);
     pub const FLT_BOT: TypeId = TypeId(20);
@@ -362,6 +381,14 @@ impl Types {
     pub const NO_ARGS: TypeId = TypeId(33);
     /// Chapter 18: any function pointer or null, `{ -> Bot #ALL}?`.
     pub const FUN_BOT: TypeId = TypeId(34);
+    /// Chapter 18: `~nil`, the dual of [`Types::NULL`].
+    pub const XNIL: TypeId = TypeId(35);
+    /// Chapter 18: pointers of no particular kind, from the bottom up:
+    /// `ptr` (perhaps null), `nptr` (not null), and their duals.
+    pub const PTR: TypeId = TypeId(36);
+    pub const NPTR: TypeId = TypeId(37);
+    pub const XNPTR: TypeId = TypeId(38);
+    pub const XPTR: TypeId = TypeId(39);
 
     pub fn new() -> Self {
         let mut types = Types {
@@ -392,10 +419,10 @@ impl Types {
             (Type::Mem(Alias::Bot, Self::BOTTOM), Self::MEM_BOT),
             (Self::struct_type("$TOP"), Self::STRUCT_TOP),
             (Self::struct_type("$BOT"), Self::STRUCT_BOT),
-            (Self::ptr_type(Self::STRUCT_BOT, true), Self::PTR_BOT),
-            (Self::ptr_type(Self::STRUCT_TOP, false), Self::PTR_TOP),
-            (Self::ptr_type(Self::STRUCT_TOP, true), Self::NULL),
-            (Self::ptr_type(Self::STRUCT_BOT, false), Self::VOID_PTR),
+            (Self::ptr_type(Self::STRUCT_BOT, 3), Self::PTR_BOT),
+            (Self::ptr_type(Self::STRUCT_TOP, 0), Self::PTR_TOP),
+            (Type::Nil, Self::NULL),
+            (Self::ptr_type(Self::STRUCT_BOT, 2), Self::VOID_PTR),
             (Type::Flt(Flt::Top), Self::FLT_TOP),
             (Type::Flt(Flt::Bot), Self::FLT_BOT),
             (Type::Flt(Flt::Con(0.0f64.to_bits())), Self::FLT_ZERO),
@@ -425,6 +452,11 @@ impl Types {
                 },
                 Self::FUN_BOT,
             ),
+            (Type::XNil, Self::XNIL),
+            (Type::Ptr(3), Self::PTR),
+            (Type::Ptr(2), Self::NPTR),
+            (Type::Ptr(1), Self::XNPTR),
+            (Type::Ptr(0), Self::XPTR),
         ];
         for (ty, id) in fixed {
             let got = types.intern(ty);
@@ -488,7 +520,7 @@ impl Types {
         }
     }
 
-    fn ptr_type(obj: TypeId, nil: bool) -> Type {
+    fn ptr_type(obj: TypeId, nil: u8) -> Type {
         Type::MemPtr { obj, nil }
     }
 
@@ -523,9 +555,9 @@ impl Types {
         }
     }
 
-    /// A pointer to struct `obj`; `nil` if it may be null.
-    pub fn ptr(&mut self, obj: TypeId, nil: bool) -> TypeId {
-        self.intern(Self::ptr_type(obj, nil))
+    /// A pointer to struct `obj`; `nullable` if it may be null.
+    pub fn ptr(&mut self, obj: TypeId, nullable: bool) -> TypeId {
+        self.intern(Self::ptr_type(obj, if nullable { 3 } else { 2 }))
     }
 
     /// The field `name` holding values of type `ty`.
@@ -561,7 +593,7 @@ impl Types {
         match self.get(id).clone() {
             Type::MemPtr { obj, nil } => {
                 let obj = self.make_ro(obj);
-                self.ptr(obj, nil)
+                self.intern(Self::ptr_type(obj, nil))
             }
             Type::Struct {
                 name,
@@ -635,8 +667,8 @@ impl Types {
     /// Pointer type `ptr` pointing to `obj` instead, as null or not as
     /// before (Simple's `make_from`).
     pub fn ptr_to(&mut self, ptr: TypeId, obj: TypeId) -> TypeId {
-        let nil = self.is_nullable(ptr);
-        self.ptr(obj, nil)
+        let nil = self.nil_of(ptr).unwrap_or(2);
+        self.intern(Self::ptr_type(obj, nil))
     }
 
     /// The position of field `name` in struct `obj`.
@@ -687,9 +719,34 @@ impl Types {
         matches!(self.get(id), Type::MemPtr { .. })
     }
 
-    /// A pointer type that admits null.
+    /// Chapter 18: the four-way nullness of a pointer type of any kind
+    /// (see [`Type::MemPtr`]); `None` for `null` itself and other types.
+    pub fn nil_of(&self, id: TypeId) -> Option<u8> {
+        match *self.get(id) {
+            Type::Ptr(nil) | Type::MemPtr { nil, .. } | Type::FunPtr { nil, .. } => Some(nil),
+            _ => None,
+        }
+    }
+
+    /// A pointer type that admits null (low, and null among its values).
     pub fn is_nullable(&self, id: TypeId) -> bool {
-        matches!(self.get(id), Type::MemPtr { nil: true, .. })
+        self.nil_of(id) == Some(3)
+    }
+
+    /// A pointer type that is certainly not null (Simple's `notNull`).
+    pub fn not_null(&self, id: TypeId) -> bool {
+        matches!(self.nil_of(id), Some(1 | 2))
+    }
+
+    /// The same pointer type (of any kind) with another nullness (Simple's
+    /// `makeFrom(nil)`); any other type is returned as it is.
+    pub fn with_nil(&mut self, id: TypeId, nil: u8) -> TypeId {
+        match *self.get(id) {
+            Type::Ptr(_) => self.intern(Type::Ptr(nil)),
+            Type::MemPtr { obj, .. } => self.intern(Self::ptr_type(obj, nil)),
+            Type::FunPtr { .. } => self.fun_changed(id, None, Some(nil)),
+            _ => id,
+        }
     }
 
     /// The alias class of a memory slice type.
@@ -715,24 +772,25 @@ impl Types {
         match self.get(id) {
             Type::Int(_) => Some(Self::INT_ZERO),
             Type::Flt(_) => Some(Self::FLT_ZERO),
-            Type::MemPtr { .. } | Type::FunPtr { .. } => Some(Self::NULL),
+            Type::Nil | Type::Ptr(_) | Type::MemPtr { .. } | Type::FunPtr { .. } => {
+                Some(Self::NULL)
+            }
             _ => None,
         }
     }
 
     /// Chapter 17: what a value of this type is known to be where a test
     /// found it not zero: an int range without its zero end (`[0,255]`
-    /// becomes `[1,255]`), any pointer not null (`*void`, to join with);
-    /// other types learn nothing (their bottom).
+    /// becomes `[1,255]`), any pointer not null (chapter 18: `nptr`, whose
+    /// join with a pointer of any kind is that pointer, not null); other
+    /// types learn nothing (their bottom).
     pub fn non_zero(&mut self, id: TypeId) -> TypeId {
         match self.get(id).clone() {
             Type::Int(i) if i.is_high() => id,
             Type::Int(i) if i.min == 0 => self.int_range(1, i.max.max(1)),
             Type::Int(i) if i.max == 0 => self.int_range(i.min, -1),
             Type::Int(_) => id,
-            Type::MemPtr { .. } => Self::VOID_PTR,
-            // Chapter 18: a function pointer tested true is not null.
-            Type::FunPtr { nil, .. } if nil >= 2 => self.fun_with_nil(id, 2),
+            Type::Nil | Type::Ptr(_) | Type::MemPtr { .. } | Type::FunPtr { .. } => Self::NPTR,
             _ => self.glb(id),
         }
     }
@@ -743,14 +801,30 @@ impl Types {
         self.make_init(id)
     }
 
-    /// A sample of the lattice, closed under dual, for checking lattice laws.
+    /// A sample of the lattice, closed under dual, for checking lattice
+    /// laws: Simple's sample (chapter 18's `Type.gather`) and a few more.
     pub fn gather(&mut self) -> Vec<TypeId> {
         let field = self.field("test", Self::INT_ZERO);
-        let test = self.struct_of("test", &[field]);
+        // Simple's test field holds null, once not final and once final.
+        let nil_field = self.field("test", Self::NULL);
+        let nil_field_final = self.field_of("test", Self::NULL, true);
+        let test = self.struct_of("test", &[nil_field]);
         let test_ptr = self.ptr(test, false);
         let tuple = self.tuple(&[Self::INT_BOT, test_ptr]);
-        // Chapter 15: a slice holding only zeros, as Simple's sample has.
+        // Chapter 15: a slice holding only zeros, as Simple's sample has;
+        // chapter 18: and one holding only null.
         let mem1 = self.mem_of(1, Self::INT_ZERO);
+        let mem1_nil = self.mem_of(1, Self::NULL);
+        let (i1, int_ary) = (self.int_range(-1, 0), self.array(Self::INT_BOT));
+        let int_ary = int_ary.expect("ints make an array");
+        // Chapter 18: function pointers over Simple's test signature, one
+        // of them past the 64 functions a bit mask holds, and `main`.
+        let fun1 = self.fun_ptr(tuple, Self::INT_BOT, IdxSet::one(1), 2);
+        let fun01 = self.fun_ptr(tuple, Self::INT_BOT, IdxSet::one(0), 3);
+        let fun01 = self.meet(fun01, fun1);
+        let fun70 = self.fun_ptr(tuple, Self::INT_BOT, IdxSet::one(70), 2);
+        let main = self.main_function();
+        let rpc2 = self.rpc(2);
         let pi = self.flt(std::f64::consts::PI);
         let (s1, s2) = self.cyclic_pair();
         // Chapter 15: an array, as Simple's sample has (`flt[]`).
@@ -784,6 +858,26 @@ impl Types {
             ary,
             ary_ptr,
             start,
+            Self::XNIL,
+            Self::PTR,
+            Self::NPTR,
+            Self::VOID_PTR,
+            nil_field,
+            nil_field_final,
+            mem1_nil,
+            Self::I32,
+            i1,
+            int_ary,
+            Self::NO_ARGS,
+            Self::MAIN_SIG,
+            Self::IF_TRUE,
+            fun1,
+            fun01,
+            fun70,
+            Self::FUN_BOT,
+            main,
+            Self::RPC_BOT,
+            rpc2,
         ];
         let duals: Vec<TypeId> = ts.iter().map(|&t| self.dual(t)).collect();
         ts.extend(duals);
@@ -806,11 +900,15 @@ impl Types {
     }
 
     /// The lowest type of the same kind: what a phi declared with this type
-    /// may fall to. Its dual is where the phi's type starts.
+    /// may fall to. Its dual is where the phi's type starts
+    /// ([`Types::lub`]). Fields fall to final (chapter 17 made final the
+    /// lower), so the dual starts them writable; `null` is a constant of
+    /// no kind, and falls to bottom.
     pub fn glb(&mut self, id: TypeId) -> TypeId {
         match self.get(id).clone() {
             Type::Ctrl => Self::XCTRL,
-            Type::XCtrl | Type::Bottom | Type::Top => Self::BOTTOM,
+            Type::XCtrl | Type::Bottom | Type::Top | Type::Nil | Type::XNil => Self::BOTTOM,
+            Type::Ptr(_) => Self::PTR,
             Type::Int(_) => Self::INT_BOT,
             Type::Flt(_) => Self::FLT_BOT,
             // A memory slice keeps its class; its contents fall.
@@ -836,9 +934,9 @@ impl Types {
                 let low: Vec<TypeId> = fields.iter().map(|&f| self.glb(f)).collect();
                 self.struct_of(&name, &low)
             }
-            Type::Field { name, ty, fin } => {
+            Type::Field { name, ty, .. } => {
                 let ty = self.glb(ty);
-                self.field_of(&name, ty, fin)
+                self.field_of(&name, ty, true)
             }
             // Chapter 18: any function of the signature, or null.
             Type::FunPtr { sig, ret, .. } => self.fun_ptr(sig, ret, IdxSet::all(), 3),
@@ -847,32 +945,11 @@ impl Types {
     }
 
     /// Chapter 17: the top of a type's own lattice, where a phi declared
-    /// with it starts: the dual of its [`Types::glb`], except that fields
-    /// keep their finality (a dual would flip it, and a phi of writable
-    /// pointers would come out read-only).
+    /// with it starts: the dual of its [`Types::glb`], so its fields start
+    /// writable and fall to final only if some input is.
     pub fn lub(&mut self, id: TypeId) -> TypeId {
-        match self.get(id).clone() {
-            Type::MemPtr { obj, .. } => {
-                let obj = self.lub(obj);
-                self.ptr(obj, false)
-            }
-            Type::Struct {
-                name,
-                fields: Some(fields),
-            } if id != Self::STRUCT_BOT && id != Self::STRUCT_TOP => {
-                let top: Vec<TypeId> = fields.iter().map(|&f| self.lub(f)).collect();
-                self.struct_of(&name, &top)
-            }
-            Type::Struct { fields: None, .. } => id,
-            Type::Field { name, ty, fin } => {
-                let ty = self.lub(ty);
-                self.field_of(&name, ty, fin)
-            }
-            _ => {
-                let low = self.glb(id);
-                self.dual(low)
-            }
-        }
+        let low = self.glb(id);
+        self.dual(low)
     }
 
     /// The value of an integer constant type, or `None`.
@@ -909,7 +986,8 @@ impl Types {
             Type::Int(_) => self.int_bits(id)?,
             Type::Flt(Flt::Bot32) => 32,
             Type::Flt(_) => 64,
-            Type::MemPtr { .. } => 64,
+            // Chapter 18: every pointer (a function's too) is 64 bits.
+            Type::Nil | Type::Ptr(_) | Type::MemPtr { .. } | Type::FunPtr { .. } => 64,
             _ => return None,
         };
         let size = bits.div_ceil(8).next_power_of_two();
@@ -974,7 +1052,7 @@ impl Types {
     /// a final length `#` and a body `[]`. `None` if the element is a non-null pointer: an array
     /// of references starts out all null, so its elements must allow it.
     pub fn array(&mut self, elem: TypeId) -> Option<TypeId> {
-        if self.is_ptr(elem) && !self.is_nullable(elem) {
+        if self.is_ptr(elem) && self.not_null(elem) {
             return None;
         }
         let name = format!("[{}]", self.str(elem));
@@ -1013,7 +1091,7 @@ impl Types {
             Type::Int(i) => i.is_constant(),
             Type::Flt(f) => matches!(f, Flt::Con(_)),
             // Chapter 16: `null` is a constant.
-            Type::MemPtr { .. } => id == Self::NULL,
+            Type::Nil => true,
             // Chapter 18: a pointer to exactly one function.
             Type::FunPtr { fidxs, nil, .. } => {
                 (*nil == 2 && fidxs.single().is_some()) || (*nil == 3 && fidxs.is_empty())
@@ -1032,7 +1110,10 @@ impl Types {
             Type::Int(i) => i.is_high(),
             Type::Flt(f) => matches!(f, Flt::Top | Flt::Top32),
             Type::FunPtr { fidxs, nil, .. } => *nil <= 1 || (*nil == 2 && fidxs.is_empty()),
-            _ => id == Self::PTR_TOP,
+            // Chapter 18: `~nil`, and pointers above the centre line.
+            Type::XNil => true,
+            Type::Ptr(nil) | Type::MemPtr { nil, .. } => *nil <= 1,
+            _ => false,
         }
     }
 
@@ -1044,8 +1125,10 @@ impl Types {
             Type::Top | Type::XCtrl => true,
             Type::Int(i) => i.min >= i.max,
             Type::Flt(f) => matches!(f, Flt::Top | Flt::Top32 | Flt::Con(_)),
-            // Chapter 16: so are `null` and the top pointer.
-            Type::MemPtr { .. } => matches!(id, Self::NULL | Self::PTR_TOP),
+            // Chapter 16: so are `null` and the high pointers.
+            Type::Nil | Type::XNil | Type::Ptr(_) | Type::MemPtr { .. } => {
+                self.is_high(id) || self.is_constant(id)
+            }
             Type::FunPtr { .. } | Type::Rpc { .. } => self.is_high(id) || self.is_constant(id),
             _ => false,
         }
@@ -1071,9 +1154,12 @@ impl Types {
                 let t = self.dual(t);
                 self.mem_of(a, t)
             }
+            Type::Nil => Self::XNIL,
+            Type::XNil => Self::NULL,
+            Type::Ptr(nil) => self.intern(Type::Ptr(3 - nil)),
             Type::MemPtr { obj, nil } => {
                 let obj = self.dual(obj);
-                self.ptr(obj, !nil)
+                self.intern(Self::ptr_type(obj, 3 - nil))
             }
             Type::Struct { name, fields } => match (id, fields) {
                 (Self::STRUCT_TOP, _) => Self::STRUCT_BOT,
@@ -1156,9 +1242,16 @@ impl Types {
                     self.intern(Type::Mem(alias, t))
                 }
             },
+            // Chapter 18: null and its dual against everything else.
+            (Type::Nil, Type::XNil) | (Type::XNil, Type::Nil) => Self::PTR,
+            (Type::Nil, _) => self.meet_nil(b),
+            (_, Type::Nil) => self.meet_nil(a),
+            (Type::XNil, _) => self.meet_xnil(b),
+            (_, Type::XNil) => self.meet_xnil(a),
+            (&Type::Ptr(x), &Type::Ptr(y)) => self.intern(Type::Ptr(x.max(y))),
             (&Type::MemPtr { obj: x, nil: xn }, &Type::MemPtr { obj: y, nil: yn }) => {
                 let obj = self.meet(x, y);
-                self.ptr(obj, xn | yn)
+                self.intern(Self::ptr_type(obj, xn.max(yn)))
             }
             (
                 Type::Struct {
@@ -1227,19 +1320,63 @@ impl Types {
                 let (sig, ret) = (self.meet(xs, ys), self.meet(xr, yr));
                 self.fun_ptr(sig, ret, fidxs, nil)
             }
-            // Chapter 18: null meets a function pointer as Simple's nil
-            // does: the pointer, perhaps null; the top pointer is above
-            // every pointer.
-            (Type::FunPtr { .. }, _) if b == Self::NULL => self.fun_with_nil(a, 3),
-            (_, Type::FunPtr { .. }) if a == Self::NULL => self.fun_with_nil(b, 3),
-            (Type::FunPtr { .. }, _) if b == Self::PTR_TOP => a,
-            (_, Type::FunPtr { .. }) if a == Self::PTR_TOP => b,
+            // Chapter 18: pointers of two kinds.
+            (&Type::Ptr(x), _) if self.nil_of(b).is_some() => self.meet_plain_ptr(x, b),
+            (_, &Type::Ptr(y)) if self.nil_of(a).is_some() => self.meet_plain_ptr(y, a),
+            (
+                Type::MemPtr { .. } | Type::FunPtr { .. },
+                Type::MemPtr { .. } | Type::FunPtr { .. },
+            ) => {
+                let (x, y) = (self.nil_of(a).unwrap_or(3), self.nil_of(b).unwrap_or(3));
+                match (x, y) {
+                    (0, 0) => Self::XNIL,
+                    _ if x <= 2 && y <= 2 => Self::NPTR,
+                    _ => Self::PTR,
+                }
+            }
             (Type::Rpc { rpcs: x }, Type::Rpc { rpcs: y }) => {
                 let rpcs = x.union(y);
                 self.intern(Type::Rpc { rpcs })
             }
             // Unrelated kinds of type (tuples included) meet at bottom.
             _ => Self::BOTTOM,
+        }
+    }
+
+    /// Chapter 18: `null` meets a type: a pointer of any kind takes null
+    /// in (a high one falls to the low pointer, perhaps null, to the same
+    /// struct or functions: no deep dual across the centre line); the high
+    /// plain pointers fall to `null` itself; nothing else has a null.
+    fn meet_nil(&mut self, other: TypeId) -> TypeId {
+        match *self.get(other) {
+            Type::Ptr(nil) if nil <= 1 => Self::NULL,
+            Type::Ptr(_) => Self::PTR,
+            Type::MemPtr { .. } | Type::FunPtr { .. } => self.with_nil(other, 3),
+            _ => Self::BOTTOM,
+        }
+    }
+
+    /// Chapter 18: `~nil` meets a type: above every pointer, it leaves a
+    /// pointer's kind behind and keeps only whether it may be null.
+    fn meet_xnil(&mut self, other: TypeId) -> TypeId {
+        match self.nil_of(other) {
+            Some(0) => Self::XNIL,
+            Some(1 | 2) => Self::NPTR,
+            Some(_) => Self::PTR,
+            None => Self::BOTTOM,
+        }
+    }
+
+    /// Chapter 18: the plain pointer of nullness `nil` meets a pointer of
+    /// a kind: a high plain pointer gives way to it, a low one wins.
+    fn meet_plain_ptr(&mut self, nil: u8, other: TypeId) -> TypeId {
+        let other_nil = self.nil_of(other).unwrap_or(3);
+        match nil {
+            0 => other,
+            1 => self.with_nil(other, other_nil.max(1)),
+            2 if other_nil == 3 => Self::PTR,
+            2 => Self::NPTR,
+            _ => Self::PTR,
         }
     }
 
@@ -1273,13 +1410,21 @@ impl Types {
                     self.print(*t, out);
                 }
             },
+            Type::Nil => out.push_str("null"),
+            Type::XNil => out.push_str("~nil"),
+            Type::Ptr(nil) => out.push_str(["~ptr", "~nptr", "nptr", "ptr"][*nil as usize]),
             Type::MemPtr { obj, nil } => match id {
-                Self::NULL => out.push_str("null"),
                 Self::VOID_PTR => out.push_str("*void"),
+                Self::PTR_BOT => out.push_str("*void?"),
                 _ => {
+                    // `~` above the centre line, `?` if null is among the
+                    // choices (high) or the values (low).
+                    if *nil <= 1 {
+                        out.push('~');
+                    }
                     out.push('*');
                     self.print(*obj, out);
-                    if *nil {
+                    if *nil == 0 || *nil == 3 {
                         out.push('?');
                     }
                 }
@@ -1524,8 +1669,10 @@ impl Types {
                 let suffix = if f.is_f32() && !v.is_nan() { "f" } else { "" };
                 format!("{}{suffix}", double::format(v))
             }
-            Type::MemPtr { obj, nil } if !matches!(id, Self::NULL | Self::VOID_PTR) => {
-                format!("*{}{}", self.str(*obj), if *nil { "?" } else { "" })
+            Type::MemPtr { obj, nil } if !matches!(id, Self::VOID_PTR | Self::PTR_BOT) => {
+                let high = if *nil <= 1 { "~" } else { "" };
+                let null = if *nil == 0 || *nil == 3 { "?" } else { "" };
+                format!("{high}*{}{null}", self.str(*obj))
             }
             Type::Struct { name, .. } | Type::Field { name, .. } => name.clone(),
             // Chapter 15: a tuple names its elements short too (a New's).
@@ -1732,10 +1879,8 @@ mod tests {
     }
 
     /// Chapter 18: function pointers and return program counters form
-    /// lattices of their own (commutative, associative, and symmetric
-    /// through the dual). With null they are not checked: our null is a
-    /// struct pointer whose dual is `*void`, not Simple's `~nil`, so a
-    /// function pointer meets null as Simple's does but not its dual.
+    /// lattices (commutative, associative, and symmetric through the
+    /// dual), together with null, its dual and the plain pointers.
     #[test]
     fn function_pointers_and_return_addresses_form_lattices() {
         let mut t = Types::new();
@@ -1758,6 +1903,9 @@ mod tests {
             Types::RPC_BOT,
             rpc2,
             rpc5,
+            Types::NULL,
+            Types::NPTR,
+            Types::VOID_PTR,
         ];
         let duals: Vec<TypeId> = ts.iter().map(|&x| t.dual(x)).collect();
         ts.extend(duals);

@@ -431,6 +431,50 @@ fn test_dead_call_of_null() {
     assert_shows(&code, 0, "0");
 }
 
+/// A field holding a function that cannot be null starts unset, as a
+/// struct pointer that cannot be null does, and the constructor sets it
+/// (it was given `null` and rejected: the nil lattice treats both kinds of
+/// pointer alike). Simple gives 4 too.
+#[test]
+fn test_function_field_set_by_the_constructor() {
+    let code = compile(
+        "\
+struct S { {int -> int} f; int x; };
+S s = new S { f = { int a -> a + 1; }; };
+return s.f(arg);
+",
+    );
+    assert_shows(&code, 3, "4");
+}
+
+/// A struct pointer and a function pointer meet at `nptr`, a pointer of
+/// no kind: it can be tested for null but not loaded from. As in Simple.
+#[test]
+fn test_struct_and_function_pointers_meet_at_nptr() {
+    let src = "struct S { int x; };\nval p = arg ? new S : { -> 1; };\n";
+    let code = compile(&format!("{src}return p ? 1 : 0;"));
+    assert_eq!(code.print(), "Stop[ return 1; return 1; ]");
+    assert_shows(&code, 3, "1");
+    assert_eq!(
+        error(&format!("{src}return p.x;")),
+        "Expected reference but got nptr"
+    );
+}
+
+/// `null` is a constant of no kind of pointer: `var` and `val` cannot take
+/// their type from it (Simple: `a not-null/non-zero expression`).
+#[test]
+fn test_no_type_is_inferred_from_null() {
+    assert_eq!(
+        error("var x = null; x = 5; return x;"),
+        "Expected a not-null/non-zero expression"
+    );
+    assert_eq!(
+        error("val x = null; return 0;"),
+        "Expected a not-null/non-zero expression"
+    );
+}
+
 /// Recursion deeper than the evaluators' bound is a fault, not a crash of
 /// the host's stack.
 #[test]

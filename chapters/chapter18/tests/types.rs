@@ -1,31 +1,25 @@
-//! Port of Simple's chapter 17 `TypeTest.java`.
+//! Port of Simple's chapter 18 `TypeTest.java`.
 //!
-//! Our sample of the lattice (`Types::gather`) holds floats too: `0.0`,
-//! `FltBot` and their duals. Simple writes a `gather` for `TypeFloat` but
-//! never calls it, so its lattice test meets a float only inside a struct
-//! (from chapter 13, the field `b` of `S2`).
+//! Chapter 18 rewrites the test around the nil lattice: `null` (Simple's
+//! `NIL`) is a constant of no kind of pointer, its dual is `~nil`, and
+//! pointers of two kinds meet at a plain pointer (`ptr`, `nptr`). The glb
+//! of a struct or a pointer is read-only (its fields fall to final).
 //!
-//! Chapter 15 makes a memory slice carry the type of what it holds
-//! (`TypeMem.make(1, TypeInteger.ZERO)` in Simple, `Types::mem_of` here,
-//! whose meet with a slice of another class is memory of no one class
-//! holding the meet of both); `testTypeAdHoc` checks that as Simple's
-//! does, and the lattice sample gains such a slice and an array (`flt[]`).
+//! Our sample of the lattice (`Types::gather`) is Simple's chapter 18
+//! sample (nil, plain pointers, struct and function pointers, return
+//! program counters, tuples, memory slices holding null or zero, an `int`
+//! array) with a few more: floats as constants and `f32`, a field holding
+//! zero, a function past the 64 that Simple's bit mask holds.
 //! Simple also puts each field's alias in its type; ours stay with the
 //! parser (see the README), so the structs here have none.
 //!
 //! Types are interned, so Java's `assertSame` (and `assertEquals`, which on
 //! these types means the same thing) compares `TypeId`s.
-//!
-//! Simple's chapter 18 rewrites this test around its nil lattice (`NIL`,
-//! `XNIL`, `TypePtr`'s `ptr`/`nptr`), which is not ported (see the README,
-//! "Differences"). `chapter18_assertions_our_lattice_shares` checks the
-//! assertions of that rewrite that hold here too; the ones that do not are
-//! written there with our answer and Simple's in a comment.
 
 use chapter18::types::{TypeId, Types};
 use pretty_assertions::{assert_eq, assert_ne};
 
-/// A struct type named `name` whose fields are all `int`.
+/// A struct type named `name` whose fields are all `int`, not final.
 fn int_struct(t: &mut Types, name: &str, fields: &[&str]) -> TypeId {
     let fields: Vec<TypeId> = fields.iter().map(|f| t.field(f, Types::INT_BOT)).collect();
     t.struct_of(name, &fields)
@@ -35,18 +29,22 @@ fn int_struct(t: &mut Types, name: &str, fields: &[&str]) -> TypeId {
 #[test]
 fn test_type_ad_hoc() {
     let mut t = Types::new();
+    // Null meets no integer short of the bottom, high or low.
+    let one = t.int(1);
+    assert_eq!(t.meet(one, Types::NULL), Types::BOTTOM);
+    assert_eq!(t.meet(Types::INT_TOP, Types::NULL), Types::BOTTOM);
+
     let s1 = int_struct(&mut t, "s1", &["a", "b"]);
     let s2 = int_struct(&mut t, "s2", &["a", "b"]);
-    assert_eq!(t.glb(s1), s1);
-    assert_ne!(t.dual(s1), s1);
-    // Chapter 17: the dual flips finality and the glb keeps it, so the
-    // glb of the dual is the read-only struct.
-    let s1_dual = t.dual(s1);
+    // The glb of a struct is read-only, from itself or from its dual.
     let s1_ro = t.make_ro(s1);
+    assert_eq!(t.glb(s1), s1_ro);
+    let s1_dual = t.dual(s1);
+    assert_ne!(s1, s1_dual);
     assert_eq!(t.glb(s1_dual), s1_ro);
 
-    // Chapter 15: a memory slice carries the type of what it holds.
-    let m1 = t.mem_of(1, Types::INT_ZERO);
+    // A memory slice carries the type of what it holds.
+    let m1 = t.mem_of(1, Types::NULL);
     let m2 = t.mem_of(2, Types::U16);
     let m3 = t.mem_of(3, Types::FLT_BOT);
     let m4 = t.mem_of(4, Types::INT_BOT);
@@ -56,23 +54,20 @@ fn test_type_ad_hoc() {
     assert_ne!(m3, m4);
 
     assert_eq!(t.meet(s1, s2), Types::STRUCT_BOT);
-    // Two classes meet in some memory (alias 0 in Simple, `#BOT`)
-    // that holds what either holds: here still a `u16`.
-    let m12 = t.meet(m1, m2);
-    assert_ne!(m12, Types::MEM_BOT);
-    assert_eq!(t.mem_alias(m12), None);
-    assert_eq!(t.mem_contents(m12), Some(Types::U16));
-    assert_eq!(t.to_string(m12), "#BOT");
-    // A u16 and a float have nothing in common: all of memory.
-    assert_eq!(t.meet(m2, m3), Types::MEM_BOT);
+    // Null and an int, null and a float, an int and a float: nothing in
+    // common, so all of memory (Simple's alias 0 holding `Bot`).
+    assert_eq!(t.meet(m1, m2), Types::MEM_BOT);
+    assert_eq!(t.meet(m1, m3), Types::MEM_BOT);
     assert_eq!(t.meet(m3, m4), Types::MEM_BOT);
 
-    assert_eq!(t.glb(m1), t.mem_of(1, Types::INT_BOT));
-    // A constant is its own dual.
-    assert_eq!(t.dual(m1), t.mem_of(1, Types::INT_ZERO));
+    // `null` is a constant of no kind: its glb is the bottom, its dual
+    // `~nil`.
+    assert_eq!(t.glb(m1), t.mem_of(1, Types::BOTTOM));
+    assert_eq!(t.dual(m1), t.mem_of(1, Types::XNIL));
+    assert_eq!(t.to_string(m1), "#1:null");
+    assert_eq!(t.str(Types::XNIL), "~nil");
     let m4_glb = t.glb(m4);
     assert_eq!(t.dual(m4), t.dual(m4_glb));
-    assert_eq!(t.to_string(m1), "#1:0");
 
     let ptr1 = t.ptr(s1, false);
     assert_eq!(t.pointee(ptr1), Some(s1));
@@ -82,71 +77,73 @@ fn test_type_ad_hoc() {
     let ptr1nil = t.ptr(s1, true);
     assert_eq!(t.pointee(ptr1nil), Some(s1));
     assert!(t.is_nullable(ptr1nil));
+    assert!(!t.not_null(ptr1nil));
     let ptr2nil = t.ptr(s2, true);
     assert_eq!(t.pointee(ptr2nil), Some(s2));
 
     assert_ne!(ptr1, ptr2);
-    assert_ne!(t.glb(ptr1), ptr1);
-    assert_eq!(t.glb(ptr1), ptr1nil);
+    let ptr1_glb = t.glb(ptr1);
+    assert_ne!(ptr1, ptr1_glb);
+    let ptr1nil_ro = t.make_ro(ptr1nil);
+    assert_eq!(ptr1_glb, ptr1nil_ro);
 
     let ptr1_dual = t.dual(ptr1);
     assert_eq!(t.dual(ptr1_dual), ptr1);
-    let (ptr1_glb, ptr1_dual_glb) = (t.glb(ptr1), t.glb(ptr1_dual));
     let ptr1_glb_ro = t.make_ro(ptr1_glb);
-    assert_eq!(ptr1_dual_glb, ptr1_glb_ro);
+    assert_eq!(t.glb(ptr1_dual), ptr1_glb_ro);
     assert_eq!(t.meet(ptr1, ptr2nil), Types::PTR_BOT);
-    assert_eq!(t.meet(ptr1, Types::NULL), ptr1_glb);
+    let ptr1_or_null = t.meet(ptr1, Types::NULL);
+    assert_eq!(t.make_ro(ptr1_or_null), ptr1_glb);
 
-    let (top, bot, ptr, null) = (Types::PTR_TOP, Types::PTR_BOT, Types::VOID_PTR, Types::NULL);
+    let (bot, ptr, null) = (Types::PTR_BOT, Types::VOID_PTR, Types::NULL);
     assert_eq!(t.meet(null, ptr), bot);
     assert_eq!(t.meet(ptr1, ptr2), ptr);
-    assert_eq!(t.join(null, ptr1), top);
-    assert_eq!(t.join(ptr, null), top);
-    // Java computes these two duals and checks nothing about them.
-    let _ = t.dual(ptr1);
-    let _ = t.dual(ptr1nil);
+    // Null joined with a pointer that cannot be null is the high choice
+    // of some not-null pointer.
+    assert_eq!(t.join(null, ptr1), Types::XNPTR);
+    assert_eq!(t.join(ptr, null), Types::XNPTR);
+    // Java computes these two duals and checks nothing about them; we
+    // check how they print.
+    let ptr1nil_dual = t.dual(ptr1nil);
+    assert_eq!(t.str(ptr1_dual), "~*s1");
+    assert_eq!(t.str(ptr1nil_dual), "~*s1?");
+    assert_eq!(t.str(Types::PTR_TOP), "~*$TOP?");
+    assert_eq!(t.to_string(Types::PTR_TOP), "~*$TOP {}?");
+    assert_eq!(t.to_string(bot), "*void?");
+    assert_eq!(t.to_string(ptr), "*void");
 }
 
-// Simple's chapter 18 `testTypeAdHoc`, as far as our lattice goes: its
-// `NIL` is our `null`.
+// Not in the Java test: how pointers of the two kinds meet, through null
+// and the plain pointers.
 #[test]
-fn chapter18_assertions_our_lattice_shares() {
+fn struct_and_function_pointers_meet_through_nil() {
     let mut t = Types::new();
-    let one = t.int(1);
-    // Null meets no integer short of the bottom, high or low.
-    assert_eq!(t.meet(one, Types::NULL), Types::BOTTOM);
-    assert_eq!(t.meet(Types::INT_TOP, Types::NULL), Types::BOTTOM);
-
-    // A slice of memory holding null meets other slices in all of memory.
-    let m1 = t.mem_of(1, Types::NULL);
-    let m2 = t.mem_of(2, Types::U16);
-    let m3 = t.mem_of(3, Types::FLT_BOT);
-    let m4 = t.mem_of(4, Types::INT_BOT);
-    assert_eq!(t.meet(m1, m2), Types::MEM_BOT);
-    assert_eq!(t.meet(m1, m3), Types::MEM_BOT);
-    assert_eq!(t.meet(m3, m4), Types::MEM_BOT);
-    let m4_glb = t.glb(m4);
-    assert_eq!(t.dual(m4), t.dual(m4_glb));
-
-    // Where the lattices part. Simple: `m1.glb()` is `#1:Bot` (the glb of
-    // `NIL` is the bottom); ours keeps `null`.
-    let m1_glb = t.glb(m1);
-    assert_eq!(t.to_string(m1_glb), "#1:null");
-    // Simple: `m1.dual()` holds `XNIL`, the high null of every kind; ours
-    // holds the dual of our null, the not-null struct pointer.
-    let m1_dual = t.dual(m1);
-    assert_eq!(t.to_string(m1_dual), "#1:*void");
-    // Simple: `null` joined with a struct pointer, or with any not-null
-    // pointer, is `~nptr` (`TypePtr.XNPTR`); ours is the top pointer.
-    let s1 = int_struct(&mut t, "s1", &["a", "b"]);
+    let s1 = int_struct(&mut t, "s1", &["a"]);
     let ptr1 = t.ptr(s1, false);
-    assert_eq!(t.join(Types::NULL, ptr1), Types::PTR_TOP);
-    assert_eq!(t.join(Types::VOID_PTR, Types::NULL), Types::PTR_TOP);
-    // Simple: a struct's glb is read-only (`s1.glb() == s1.makeRO()`), and
-    // so is a pointer's; ours keeps the finality chapter 17 gave it.
-    assert_eq!(t.glb(s1), s1);
-    let ptr1_nil = t.ptr(s1, true);
-    assert_eq!(t.glb(ptr1), ptr1_nil);
+    let fun = t.new_function(&[Types::INT_BOT], Types::INT_BOT);
+    let fun_or_null = t.meet(fun, Types::NULL);
+    assert_eq!(t.to_string(fun_or_null), "{ int -> int #1}?");
+    assert!(t.is_nullable(fun_or_null));
+    // Two kinds, neither null: some pointer, not null.
+    assert_eq!(t.meet(ptr1, fun), Types::NPTR);
+    assert_eq!(t.meet(ptr1, fun_or_null), Types::PTR);
+    assert_eq!(t.to_string(Types::NPTR), "nptr");
+    assert_eq!(t.to_string(Types::PTR), "ptr");
+    // Null and its dual meet at the plain pointer that may be null.
+    assert_eq!(t.meet(Types::NULL, Types::XNIL), Types::PTR);
+    // `~nil` is above every pointer: it keeps only the nullness.
+    assert_eq!(t.meet(Types::XNIL, ptr1), Types::NPTR);
+    let ptr1nil = t.ptr(s1, true);
+    assert_eq!(t.meet(Types::XNIL, ptr1nil), Types::PTR);
+    // A test that a pointer is not null: `nptr` joined with it.
+    let nz = t.non_zero(fun_or_null);
+    assert_eq!(t.join(nz, fun_or_null), fun);
+    let nz = t.non_zero(ptr1nil);
+    assert_eq!(t.join(nz, ptr1nil), ptr1);
+    // And that it is: null.
+    assert_eq!(t.join(Types::NULL, ptr1nil), Types::NULL);
+    // Every pointer is 8 bytes in memory, a function's too.
+    assert_eq!(t.layout(fun).map(|l| l.size), Some(8));
 }
 
 // The lattice laws: the lattice is complete, bounded and symmetric (it has
@@ -156,8 +153,11 @@ fn chapter18_assertions_our_lattice_shares() {
 fn test_lattice_theory() {
     let mut t = Types::new();
     let ts = t.gather();
-    // Not in the Java test: the sample has floats in it.
+    // Not in the Java test: the sample has floats in it, and Simple's
+    // nil lattice.
     assert!(ts.contains(&Types::FLT_BOT) && ts.contains(&Types::FLT_TOP));
+    assert!(ts.contains(&Types::NULL) && ts.contains(&Types::XNIL));
+    assert!(ts.contains(&Types::NPTR) && ts.contains(&Types::XNPTR));
 
     // Commutative and complete.
     for &t0 in &ts {

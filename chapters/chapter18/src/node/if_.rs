@@ -42,20 +42,16 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
             Types::IF_TRUE
         };
     }
-    // Chapter 18: a reference that cannot be null is true.
-    if g.types.is_ptr(t) && !g.types.is_nullable(t) {
+    // Chapter 18: a pointer of any kind that cannot be null is true.
+    if g.types.not_null(t) {
         return Types::IF_TRUE;
     }
-    // Chapter 18: a function pointer that cannot be null is true.
-    // One that points to no function at all is null: false.
-    if let Some((_, _, nil)) = g.types.fun_parts(t) {
-        return if nil == 2 {
-            Types::IF_TRUE
-        } else if g.types.fidxs(t).is_some_and(IdxSet::is_empty) {
-            Types::IF_FALSE
-        } else {
-            Types::IF_BOTH
-        };
+    // A function pointer to no function at all is null: false.
+    if g.types.fidxs(t).is_some_and(IdxSet::is_empty) {
+        return Types::IF_FALSE;
+    }
+    if g.types.nil_of(t).is_some() {
+        return Types::IF_BOTH;
     }
     match g.types.int_value(t) {
         Some(0) => Types::IF_FALSE,

@@ -57,7 +57,7 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     let mt = g.ty_opt(g.in_(n, 1));
     let pt = g.ty_opt(g.in_(n, 2));
     let not_null =
-        pt.is_some_and(|t| g.types.is_high(t) || g.types.is_ptr(t) && !g.types.is_nullable(t));
+        pt.is_some_and(|t| g.types.is_high(t) || g.types.is_ptr(t) && g.types.not_null(t));
     match mt {
         Some(mt) if not_null => {
             let held = g.types.held_in(mt, alias);

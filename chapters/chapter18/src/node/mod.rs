@@ -725,7 +725,8 @@ fn null_access(g: &Graph, n: NodeId) -> Option<crate::Error> {
         return None;
     };
     let ptr = g.ty(g.in_(n, 2));
-    (ptr == Types::BOTTOM || g.types.is_nullable(ptr))
+    let safe = g.types.is_high(ptr) || g.types.is_ptr(ptr) && g.types.not_null(ptr);
+    (ptr == Types::BOTTOM || !safe)
         .then(|| crate::Error::new(format!("Might be null accessing '{name}'"), *at as usize))
 }
 
@@ -916,7 +917,9 @@ fn not_int_operand(g: &mut Graph, n: NodeId) -> Option<crate::Error> {
     // `Cannot 'Add' null`, but `Cannot '&' FltBot`, as Simple names them.
     let name = bit_symbol(g.kind(n)).map_or_else(|| label(g, n), String::from);
     // Chapter 18: a bitwise operator names the operand's kind (`flt`).
-    let shown = if bit_symbol(g.kind(n)).is_some() {
+    // (`null` is a constant of no kind: its glb is `Bot`, and it is named
+    // itself.)
+    let shown = if bit_symbol(g.kind(n)).is_some() && bad != Types::NULL {
         let low = g.types.glb(bad);
         g.types.to_string(low)
     } else {

@@ -12,12 +12,16 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     if g.types.is_high(t) {
         return g.types.int_range(1, 0);
     }
-    if g.types.is_ptr(t) {
-        // !null is 1, !ptr is 0 when the pointer cannot be null.
-        return match t {
-            Types::NULL => g.types.int(1),
-            _ if !g.types.is_nullable(t) => Types::INT_ZERO,
-            _ => Types::INT_BOT,
+    // !null is 1, !ptr is 0 when the pointer (chapter 18: of any kind)
+    // cannot be null.
+    if t == Types::NULL {
+        return g.types.int(1);
+    }
+    if g.types.nil_of(t).is_some() {
+        return if g.types.not_null(t) {
+            Types::INT_ZERO
+        } else {
+            Types::INT_BOT
         };
     }
     // A float is false only when it is zero (0.0 or -0.0; NaN is true).

@@ -81,7 +81,7 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
         return g.types.mem_of(alias, held);
     }
     // Start from the top of the declared type's own lattice (chapter 17:
-    // its fields as final as declared).
+    // its fields writable, to fall to final if some input is).
     let mut t = g.types.lub(declared);
     for i in 1..g.n_ins(n) {
         let path = g.in_(region, i);
