@@ -2477,6 +2477,16 @@ impl<'a> Parser<'a> {
         };
         let bracket = self.lexer.token_start();
         if self.lexer.matches("[") {
+            // Chapter 18: every element starts as its type's zero, so the
+            // type must hold it: a pointer of either kind must be nullable.
+            let types = &mut self.graph.types;
+            let zero = types.make_zero(t);
+            if !zero.is_some_and(|z| types.isa(z, t)) {
+                return Err(Error::new(
+                    "Cannot allocate a non-nullable, since arrays always zero/null fill",
+                    bracket,
+                ));
+            }
             let len = self.parse_asgn()?;
             let lt = self.graph.ty(len);
             if !self.graph.types.is_int(lt) {

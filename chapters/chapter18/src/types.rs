@@ -1603,11 +1603,6 @@ impl Types {
         matches!(self.get(id), Type::FunPtr { .. })
     }
 
-    /// The same function pointer type with another nullness.
-    pub fn fun_with_nil(&mut self, id: TypeId, nil: u8) -> TypeId {
-        self.fun_changed(id, None, Some(nil))
-    }
-
     /// The same function pointer type with another return type.
     pub fn fun_with_ret(&mut self, id: TypeId, ret: TypeId) -> TypeId {
         self.fun_changed(id, Some(ret), None)

@@ -475,6 +475,34 @@ fn test_no_type_is_inferred_from_null() {
     );
 }
 
+/// Chapter 18 lets a program store into the elements of an array it holds
+/// read-only (a `val`); the length stays final. As in Simple.
+#[test]
+fn test_array_elements_stored_through_a_val() {
+    let code = compile("val a = new int[2];\na[0] = 5;\nreturn a[0];\n");
+    assert_shows(&code, 0, "5");
+    let code =
+        compile("val a = new {int->int}?[2];\na[0] = { int x -> x*2; };\nreturn a[0](arg);\n");
+    assert_shows(&code, 3, "6");
+    assert_eq!(
+        error("val a = new int[2];\na# = 5;\nreturn a[0];\n"),
+        "Cannot modify final field '#'"
+    );
+}
+
+/// An array starts filled with its element's zero, so an element type
+/// that cannot be null cannot be allocated, struct pointer or function
+/// pointer alike (Simple's message).
+#[test]
+fn test_arrays_of_not_null_pointers_cannot_be_allocated() {
+    let message = "Cannot allocate a non-nullable, since arrays always zero/null fill";
+    assert_eq!(error("val a = new {int->int}[2];\nreturn a#;\n"), message);
+    assert_eq!(
+        error("struct S { int x; };\nval a = new S[2];\nreturn a#;\n"),
+        message
+    );
+}
+
 /// Recursion deeper than the evaluators' bound is a fault, not a crash of
 /// the host's stack.
 #[test]

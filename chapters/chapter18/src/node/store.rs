@@ -153,11 +153,15 @@ pub fn error(g: &mut Graph, n: NodeId) -> Option<crate::Error> {
     if let NodeKind::Store { name, .. } = g.kind(n) {
         let ptr = g.ty(g.in_(n, 2));
         let types = &g.types;
-        let fin = types.pointee(ptr).is_some_and(|obj| {
-            types
-                .field_index(obj, name)
-                .is_some_and(|i| types.field_is_final(obj, i))
-        });
+        // Chapter 18: an array's elements may be stored through a
+        // read-only reference to it (`val a = new int[2]; a[0] = 5;`), as
+        // in Simple; only its length stays final.
+        let fin = &**name != "[]"
+            && types.pointee(ptr).is_some_and(|obj| {
+                types
+                    .field_index(obj, name)
+                    .is_some_and(|i| types.field_is_final(obj, i))
+            });
         if fin {
             return Some(crate::Error::new(
                 format!("Cannot modify final field '{name}'"),
