@@ -73,25 +73,29 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         return None;
     }
     // Not a call of a function from inside itself.
-    let mut ctrl = Some(g.in_(c, 0));
-    while let Some(x) = ctrl {
-        if matches!(g.kind(x), NodeKind::Fun { .. }) {
-            if x == f {
+    let mut ctrl = g.in_(c, 0);
+    loop {
+        if matches!(g.kind(ctrl), NodeKind::Fun { .. }) {
+            if ctrl == f {
                 return None;
             }
             // A function being inlined is part of its caller already:
             // look on from the call it is inlined at (mutual recursion
             // would otherwise inline a function into itself, forever).
-            if fun::folding(g, x) {
+            // If that call died, this is dead code: inlining into it
+            // could close a cycle of Regions with no Loop (fuzz seed
+            // 10610).
+            if fun::folding(g, ctrl) {
                 let xctrl = g.xctrl();
-                ctrl = (1..g.n_ins(x))
-                    .filter_map(|i| g.input(x, i))
-                    .find(|&c| c != xctrl);
+                ctrl = (1..g.n_ins(ctrl))
+                    .filter_map(|i| g.input(ctrl, i))
+                    .find(|&c| c != xctrl)?;
                 continue;
             }
             break;
         }
-        ctrl = super::idom(g, x);
+        // A chain that ends before a function is dead code too.
+        ctrl = super::idom(g, ctrl)?;
     }
     if let NodeKind::CallEnd { folding } = g.kind_mut(n) {
         *folding = true;
