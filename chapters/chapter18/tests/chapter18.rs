@@ -550,6 +550,42 @@ int v23 = (g0(arg, (p21.f0 ^ 1), ((arg > arg) ? (4 >>> p21.f0) : (((p21.f0 * (0 
     }
 }
 
+/// Found by `simple fuzz --chapter 18` (seed 22117): global code motion
+/// adds two loads of `a9` as inputs of the `new flt[4]` after the call
+/// (they must read memory before the New writes it). The New counted its
+/// fields from its inputs, so it took the body's `0.0` for the length's
+/// initial value, and the graph evaluator read `a9#` as 0 after the loop.
+/// A New's field count comes from the struct it makes.
+#[test]
+fn test_fuzz_seed_22117() {
+    let code = compile(
+        "\
+struct S0 { u1 f0; int f1 = 8; S0? f2; };
+val r0 = { int n1, int n2, int n3 ->
+};
+S0 !p6 = new S0;
+int v7 = (((p6.f1 + p6.f1) != (p6.f0 << p6.f1)));
+int v8 = (2 ^ ((p6.f1 > v7)));
+flt[] !a9 = new flt[4 + (arg & 3)];
+i8 v10 = -((1 ^ v7) >>> v8);
+int v11 = -(v8 ? (p6.f0 >> v7) : (a9# == a9#));
+int c12 = 0;
+while (c12 < 4) {
+  c12 = c12 + 1;
+  if (((v8 / ((arg - (arg >>> r0((v11) & 7, (a9# >= p6.f1), (v10 + a9#)))) < a9[(v8 - ((a9# > a9#) ? (v11 - v11) : arg)) & 3])) + v8)) {
+    if ((-p6.f1 <= (a9# - a9#))) {
+      p6.f0 = (r0((v8) & 7, (2), (v7 == a9#)) < a9#);
+      v10 = ((-p6.f0 <= (9 << 4)) >> ((a9[(v7 >= 7) & 3] == (arg - arg)) != (arg - v11)));
+      a9 = new flt[4];
+    }
+  }
+}
+return a9#;
+",
+    );
+    assert_shows(&code, 0, "4");
+}
+
 /// Recursion deeper than the evaluators' bound is a fault, not a crash of
 /// the host's stack.
 #[test]

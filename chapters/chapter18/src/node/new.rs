@@ -52,10 +52,17 @@ pub fn new(
     g.add_node(NodeKind::New { ptr, first_alias }, inputs)
 }
 
-/// The number of fields of New `n`: its inputs past control and size are
-/// a slice and a value for each.
+/// The number of fields of New `n`, from the struct it makes: its inputs
+/// past control and size are a slice and a value for each. (Global code
+/// motion may add loads after them, which must read memory before the New
+/// writes it; they are not fields.)
 pub fn field_count(g: &Graph, n: NodeId) -> usize {
-    (g.n_ins(n) - 2) / 2
+    let NodeKind::New { ptr, .. } = *g.kind(n) else {
+        return 0;
+    };
+    g.types
+        .pointee(ptr)
+        .map_or(0, |obj| g.types.field_count(obj))
 }
 
 /// `[Ctrl, ptr, MEM#a:init∧in, ...]`: each field's slice with the new
