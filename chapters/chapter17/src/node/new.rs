@@ -60,7 +60,9 @@ pub fn field_count(g: &Graph, n: NodeId) -> usize {
     let NodeKind::New { ptr, .. } = *g.kind(n) else {
         return 0;
     };
-    g.types.pointee(ptr).map_or(0, |obj| g.types.field_count(obj))
+    g.types
+        .pointee(ptr)
+        .map_or(0, |obj| g.types.field_count(obj))
 }
 
 /// `[Ctrl, ptr, MEM#a:init∧in, ...]`: each field's slice with the new
