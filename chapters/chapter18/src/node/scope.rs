@@ -271,7 +271,19 @@ fn resolve(g: &mut Graph, scope: NodeId, name: &str, i: usize) -> NodeId {
         _ => {
             // One level per enclosing loop: deep nests need a deep stack.
             let entry = stacker::maybe_grow(64 * 1024, 1024 * 1024, || resolve(g, head, name, i));
+            // A number's phi is declared with its kind's lowest type (a
+            // `u32` as `int`), as Simple's lazy phis are: while the loop
+            // is parsed the phi has its declared type, and a narrow one
+            // would let `if (v)` cast `v` to `[1-4294967295]`, and the
+            // optimizer then lift the loop's range one value per round,
+            // for ever (`u32 v = 0; while (...) { if (v) v = v - 1; }`).
+            // A reference keeps its type, to be loaded through.
             let declared = names(g, scope).declared[i];
+            let declared = if g.types.is_ptr(declared) {
+                declared
+            } else {
+                g.types.glb(declared)
+            };
             let kind = NodeKind::Phi {
                 label: name.into(),
                 declared,
