@@ -586,6 +586,25 @@ return a9#;
     assert_shows(&code, 0, "4");
 }
 
+/// A loop's Phi of a number is made with the lowest type of its kind (see
+/// chapter 16), but a function pointer's keeps its declared type: made as
+/// the glb, `{int -> int}?`, it took `f = g;` in the loop for a store of
+/// a nullable pointer into a not-null variable.
+#[test]
+fn test_a_function_pointer_loop_phi_keeps_its_type() {
+    let code = compile(
+        "\
+val g = { int a -> return a; };
+val h = { int a -> return a + 1; };
+{int -> int} !f = arg ? g : h;
+for (int i = 0; i < 1; i++) { f = g; }
+return f(1);
+",
+    );
+    assert_shows(&code, 0, "1");
+    assert_shows(&code, 1, "1");
+}
+
 /// Recursion deeper than the evaluators' bound is a fault, not a crash of
 /// the host's stack.
 #[test]

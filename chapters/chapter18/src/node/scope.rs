@@ -277,9 +277,9 @@ fn resolve(g: &mut Graph, scope: NodeId, name: &str, i: usize) -> NodeId {
             // would let `if (v)` cast `v` to `[1-4294967295]`, and the
             // optimizer then lift the loop's range one value per round,
             // for ever (`u32 v = 0; while (...) { if (v) v = v - 1; }`).
-            // A reference keeps its type, to be loaded through.
+            // A reference keeps its type, to be loaded or called through.
             let declared = names(g, scope).declared[i];
-            let declared = if g.types.is_ptr(declared) {
+            let declared = if g.types.is_ptr(declared) || g.types.is_fun_ptr(declared) {
                 declared
             } else {
                 g.types.glb(declared)
