@@ -636,3 +636,64 @@ if (v1) {
         assert_eq!(code.eval_scheduled(arg, LOOPS), Outcome::Timeout);
     }
 }
+
+/// Found by `simple fuzz --chapter 17` (seed 12769): a load moved past a
+/// loop's memory Phi freed a dead cycle through it, and the load died with
+/// it; making the value found read-only then read the dead load's inputs.
+/// (Chapter 18 had the fix, for its seed 528; this brings it back.)
+#[test]
+fn test_fuzz_seed_12769() {
+    let code = parse_iterated(
+        "\
+struct S0 { int f0; int f1; i16 f2; };
+struct S1 { S1? f0; u1 f1 = arg + 4; u1 f2 = 3; };
+S0 !p0 = new S0 { f0 = (arg << arg); f1 = (arg <= (-arg ? (8 >= arg) : (8 * arg))); };
+S1 !p1 = new S1;
+int v2 = -((p1.f1) / (((arg > (((p0 == p0) * arg) ? (arg == p0.f0) : arg)) ? (arg < arg) : (arg * arg)) > arg));
+flt x3 = (arg * 1.5);
+flt[] !a4 = new flt[4 + (arg & 3)];
+int c5 = 0;
+while (c5 < a4#) {
+  a4[c5] = ((1.5 * (v2 > v2)) - (x3 / 1.5));
+  c5 = c5 + 1;
+}
+x3 = a4[-3 & 3];
+v2 = v2;
+int v6 = (v2 ? (arg != (p1 == p1)) : (((arg >>> a4#) ? (4 >>> a4#) : (v2 / v2)) >> a4#));
+p0.f0 = (a4# ^ arg);
+a4 = a4;
+a4[(v6 + a4#) & 3] = -a4#;
+p1 = new S1;
+int v7 = ((a4#) != ((v6 > v6) - v6));
+if (-(arg < arg)) {
+  for (int c8 = 0; c8 < 1; c8 += 1) {
+    v6 = (((arg == v7) * a4#) + (arg != (arg | a4#)));
+    int c9 = 0;
+    while (c9 < 4) {
+      c9 = c9 + 1;
+      p0.f0 = ((((p0 == p0) >> p1.f1) == arg) + ((v2 << ((a4# / v7) ? -1 : (v2 != arg))) >>> (((arg >>> v6) ? (v7 ^ v6) : (p0.f2 < v6)) ^ a4#)));
+      v2 = (a4# ^ ((2 < (((v2 != v7) + x3) > ((v2 ^ v7) + x3))) * (v7 >>> arg)));
+      u32 v10 = ((((a4# > (x3 / a4[(a4# >= p0.f0) & 3])) >= v7)) >>> -(4 < v2));
+    }
+  }
+  int v11 = v7;
+  for (int c12 = 0; c12 < 1; c12++) {
+    if (((arg < 4) * (arg > a4#))) {
+      x3 = (x3 + x3);
+      v6 = v6;
+      a4[-(v6 ? (v2 + p0.f2) : (7 != v6)) & 3] = -(0.0 + 1.5);
+    } else {
+      a4[(p1.f1 >> a4#) & 3] = (x3 + 1.25);
+      S1? !p13 = null;
+      if (arg < 0) p13 = new S1;
+    }
+    x3 = a4[(p0.f1 * v6) & 3];
+  }
+}
+return (((arg * a4#) >> (arg)) + ((arg & p0.f1) + (p0.f0 <= p0.f0)));
+",
+    );
+    assert_shows(&code, 0, "1");
+    assert_shows(&code, 1, "4");
+    assert_shows(&code, 3, "3");
+}

@@ -86,6 +86,11 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         return Some(cast_ro(g, n, value));
     }
     if let Some(found) = look_past(g, n, mem, ptr, off) {
+        // Moving past a memory Phi can free a dead cycle through it (a
+        // loop storing only what this load read): the load dies with it.
+        if g.is_dead(n) {
+            return Some(n);
+        }
         return Some(cast_ro(g, n, found));
     }
     // Push the load up through a memory phi:

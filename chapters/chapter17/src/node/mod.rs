@@ -495,6 +495,7 @@ pub fn peephole(g: &mut Graph, n: NodeId) -> NodeId {
         }
         match peephole_opt(g, n) {
             None => n,
+            Some(m) if g.is_dead(m) => m,
             Some(m) => {
                 let m = peephole(g, m);
                 dead_code_elim(g, n, m)
