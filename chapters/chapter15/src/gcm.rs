@@ -41,6 +41,9 @@
 //! of blocks meets them raises the Load's LCA to the meeting block, and if
 //! the Load may end up in the Store's block, the Store gets the Load as an
 //! extra input, so that ordering inside the block keeps the Load first.
+//! A writer held on one arm of a branch (an array element store, a New) is
+//! on none of those paths up the dominator tree; a walk back along the CFG
+//! from the Load's LCA to its early block finds it (as C2 does).
 //!
 //! Pinned nodes never move: control nodes, Phis (they belong to their
 //! Region), projections (they belong to their multi-node; a New's lie in
@@ -952,11 +955,15 @@ impl Late {
         // is split lazily, so one state may feed many classes).
         let mut states = vec![g.in_(load, 1)];
         let mut seen: FxHashSet<NodeId> = FxHashSet::default();
+        let mut aside = Vec::new();
         while let Some(mem) = states.pop() {
             if !seen.insert(mem) {
                 continue;
             }
-            lca = self.anti_deps_of(g, s, lca, load, alias, mem, &mut states);
+            lca = self.anti_deps_of(g, s, lca, load, alias, mem, &mut states, &mut aside);
+        }
+        if !aside.is_empty() {
+            lca = raise_above_writers_aside(g, s, load, lca, early, &aside);
         }
         lca
     }
@@ -965,7 +972,8 @@ impl Late {
     /// users of memory state `mem`; pushes onto `states` the merges that
     /// pass `mem` on for that class, and the states after the writers the
     /// Load walked past: a writer after those may still write what the
-    /// Load reads.
+    /// Load reads. A writer whose range of blocks does not meet the Load's
+    /// goes `aside`, with its block, for a walk of the paths.
     #[allow(clippy::too_many_arguments)]
     fn anti_deps_of(
         &mut self,
@@ -976,6 +984,7 @@ impl Late {
         alias: u32,
         mem: NodeId,
         states: &mut Vec<NodeId>,
+        aside: &mut Vec<(NodeId, Option<NodeId>)>,
     ) -> NodeId {
         let users: UsersCopy = g.outputs(mem).iter().copied().collect();
         for u in users {
@@ -1006,7 +1015,10 @@ impl Late {
                     };
                     // Input 0 still holds the Store's early block.
                     let st_early = g.input(u, 0).unwrap_or_else(|| g.start());
-                    lca = self.anti_dep(g, s, load, st_blk, st_early, lca, Some(u));
+                    match self.anti_dep(g, s, load, st_blk, st_early, lca, Some(u)) {
+                        Some(raised) => lca = raised,
+                        None => aside.push((st_blk, Some(u))),
+                    }
                 }
                 NodeKind::Phi { declared, .. }
                     if g.types.mem_alias(*declared).is_none_or(|a| a == alias) =>
@@ -1018,7 +1030,10 @@ impl Late {
                     for i in 1..g.n_ins(u) {
                         if g.input(u, i) == Some(mem) {
                             if let Some(path) = g.input(region, i) {
-                                lca = self.anti_dep(g, s, load, path, mem_blk, lca, None);
+                                match self.anti_dep(g, s, load, path, mem_blk, lca, None) {
+                                    Some(raised) => lca = raised,
+                                    None => aside.push((path, None)),
+                                }
                             }
                         }
                     }
@@ -1033,7 +1048,10 @@ impl Late {
                         continue;
                     };
                     let new_early = g.input(u, 0).unwrap_or_else(|| g.start());
-                    lca = self.anti_dep(g, s, load, new_blk, new_early, lca, Some(u));
+                    match self.anti_dep(g, s, load, new_blk, new_early, lca, Some(u)) {
+                        Some(raised) => lca = raised,
+                        None => aside.push((new_blk, Some(u))),
+                    }
                 }
                 // A merge hands the state on, if the class is not split.
                 NodeKind::MemMerge if mem_merge_slice(g, u, alias) == mem => states.push(u),
@@ -1049,7 +1067,8 @@ impl Late {
 
     /// Walks a Store's range of blocks up from where it was placed; the
     /// first block the Load may also use is where the Load must come first.
-    /// Returns the Load's LCA, raised if need be.
+    /// Returns the Load's LCA raised to that block, or `None` if the ranges
+    /// never meet.
     #[allow(clippy::too_many_arguments)]
     fn anti_dep(
         &mut self,
@@ -1060,7 +1079,7 @@ impl Late {
         st_early: NodeId,
         lca: NodeId,
         store: Option<NodeId>,
-    ) -> NodeId {
+    ) -> Option<NodeId> {
         let stop_at = s.idom(g, st_early);
         let mut b = Some(st_blk);
         while b != stop_at {
@@ -1075,12 +1094,60 @@ impl Late {
                         }
                     }
                 }
-                return lca;
+                return Some(lca);
             }
             b = s.idom(g, x);
         }
-        lca
+        None
     }
+}
+
+/// Simple's search above meets a writer only where the writer's range of
+/// blocks crosses the Load's path up the dominator tree. A writer held
+/// below a branch (an array element store, a New) on one arm of an `if`
+/// is on no such path, yet a Load placed after the arms merge runs after
+/// it when that arm is taken, and reads what it wrote (`v = a[i]; if (c)
+/// a[j] = 1; else a = new int[2]; return v;`). So, as C2 does
+/// (`raise_LCA_above_marks`), walk the CFG backwards from the LCA to the
+/// early block, and raise the LCA above every writer met on the way.
+fn raise_above_writers_aside(
+    g: &mut Graph,
+    s: &mut Schedule,
+    load: NodeId,
+    mut lca: NodeId,
+    early: NodeId,
+    aside: &[(NodeId, Option<NodeId>)],
+) -> NodeId {
+    let blocks: FxHashSet<NodeId> = aside.iter().map(|&(b, _)| b).collect();
+    let mut seen: FxHashSet<NodeId> = FxHashSet::default();
+    let mut work = vec![lca];
+    while let Some(mid) = work.pop() {
+        if mid == early || !seen.insert(mid) {
+            continue;
+        }
+        if mid != lca && blocks.contains(&mid) {
+            // Above the writer; then walk again from there (each raise
+            // climbs the dominator tree, so the walks are few).
+            lca = s.lca(g, mid, Some(lca));
+            if lca == early {
+                break;
+            }
+            seen.clear();
+            work.clear();
+            work.push(lca);
+            continue;
+        }
+        work.extend(cfg_preds(g, mid));
+    }
+    // A writer in the Load's block now runs after it there.
+    for &(b, writer) in aside {
+        if let Some(w) = writer.filter(|_| b == lca) {
+            if !g.inputs(w).contains(&Some(load)) {
+                g.add_def(w, Some(load));
+            }
+        }
+    }
+    lca
 }
 
 /// Moving up from `best` to `cand` pays if `cand` is in a shallower loop

@@ -964,3 +964,25 @@ return p;",
     );
     assert_shows(&code, -7, "S0{f0=1.5,f2=0}");
 }
+
+/// Global code motion keeps a Load above a writer of its memory on one
+/// arm of an `if` (the element store, or the New whose array replaces
+/// it), though the value is used only after the arms merge: that writer
+/// is on no path up the dominator tree from the use, so the search also
+/// walks the CFG back from it. Placed after the merge, `v` read 9.
+#[test]
+fn test_a_load_stays_above_a_writer_on_one_arm() {
+    let code = compile(
+        "\
+int[] !a = new int[2];
+int i = 0;
+while (i < 2) { a[i] = i + arg; i = i + 1; }
+int v = a[arg & 1];
+if (arg) a[0] = 9; else a = new int[3];
+return v;
+",
+    );
+    for (arg, v) in [(0, "0"), (1, "2"), (2, "2")] {
+        assert_shows(&code, arg, v);
+    }
+}
