@@ -191,7 +191,9 @@ fn expression_below(
 /// whose every use is on that path: by a phi on path `i` alone, or by a
 /// node of `below` that is itself used on the path only. A value used
 /// anywhere else (by the other arm, after the merge, by an If) is shared,
-/// and so is everything it is computed from.
+/// and so is everything it is computed from. So is a value the parser
+/// holds with [`Graph::keep`] (chapter 18: a function's return, merged
+/// only when the function ends), which no graph edge shows.
 fn used_on_path_only(g: &Graph, phis: &[NodeId], i: usize, below: &[NodeId]) -> FxHashSet<NodeId> {
     let in_below: FxHashSet<NodeId> = below.iter().copied().collect();
     let used_elsewhere = |m: NodeId, u: NodeId| {
@@ -204,7 +206,7 @@ fn used_on_path_only(g: &Graph, phis: &[NodeId], i: usize, below: &[NodeId]) -> 
     let mut shared: Vec<NodeId> = below
         .iter()
         .copied()
-        .filter(|&m| g.outputs(m).iter().any(|&u| used_elsewhere(m, u)))
+        .filter(|&m| g.is_kept(m) || g.outputs(m).iter().any(|&u| used_elsewhere(m, u)))
         .collect();
     let mut is_shared: FxHashSet<NodeId> = shared.iter().copied().collect();
     // What a shared node is computed from is shared too.
