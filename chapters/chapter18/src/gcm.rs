@@ -1208,9 +1208,15 @@ fn raise_above_writers_aside(
             continue;
         }
         if mid != lca && blocks.contains(&mid) {
+            let raised = s.lca(g, mid, Some(lca));
+            // A writer the LCA dominates is met only round a loop, after
+            // the Load's block: it stays; nothing behind it is looked at.
+            if raised == lca {
+                continue;
+            }
             // Above the writer; then walk again from there (each raise
             // climbs the dominator tree, so the walks are few).
-            lca = s.lca(g, mid, Some(lca));
+            lca = raised;
             if lca == early {
                 break;
             }

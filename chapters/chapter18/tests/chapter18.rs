@@ -1006,3 +1006,39 @@ fn test_a_pending_return_is_not_rewritten_by_a_guard() {
         assert_shows(&code, arg, v);
     }
 }
+
+/// Found by `simple fuzz --chapter 18` (seed 2082), after global code
+/// motion learnt to walk back along the CFG from a Load (see chapter 15's
+/// README): walking back round a loop, the search met a writer of a
+/// Load's memory below the Load's block; raising to their common
+/// dominator left the block as it was, and the walk started again for
+/// ever. A writer the Load's block dominates is left alone.
+#[test]
+fn test_fuzz_seed_2082() {
+    let code = compile(
+        "\
+struct S0 { u8 f0; };
+val g0 = { int n1, int n2 ->
+};
+S0 !p5 = new S0;
+u1 v6 = (((arg + p5.f0) - (6 - arg)) << arg);
+u32 v7 = arg;
+S0?[] !a8 = new S0?[6];
+int[] !a9 = new int[4];
+int c10 = 0;
+while (c10 < a8#) {
+  a8[c10] = new S0 { };
+  c10 = c10 + 1;
+}
+u16 v11 = ((arg > a8#) * arg);
+int c12 = 0;
+while (c12 < a9#) {
+  a9[c12] = ((v6 >= ((arg * 3.0) >= (a9[(v11 < (0 ? g0((-p5.f0 ? (arg | (arg ? (v11 + p5.f0) : (v7 ^ v7))) : p5.f0), (v11)) : arg)) & 3] - arg))) ? ((v6 - v11) ? v11 : (1 / a8#)) : (v6));
+  c12 = c12 + 1;
+}
+var v13 = (((p5.f0 * g0((v6 ^ p5.f0), (v7 < v11))) * g0(arg, (v7 >= v6))) + ((6 / 0.0) >= arg));
+",
+    );
+    assert_shows(&code, 0, "1");
+    assert_shows(&code, 1, "1");
+}
