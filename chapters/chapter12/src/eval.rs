@@ -142,6 +142,19 @@ pub(crate) enum Val {
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Memory(Option<Rc<Write>>);
 
+/// Drops a history write by write. The default drop recurses once per
+/// write, and a loop that stores until its budget runs out (`while (1)
+/// p.f = 1;`) overflowed the stack.
+impl Drop for Memory {
+    fn drop(&mut self) {
+        let mut next = self.0.take();
+        while let Some(mut write) = next {
+            // Only a history no one else holds is taken apart here.
+            next = Rc::get_mut(&mut write).and_then(|w| w.older.0.take());
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Write {
     object: usize,

@@ -298,7 +298,47 @@ pub(crate) struct Merged {
     slices: Vec<(u32, Memory)>,
 }
 
+/// Drops a history write by write. The default drop recurses once per
+/// write, and a loop that stores until its budget runs out (`while (1)
+/// p.f = 1;`) overflowed the stack.
+impl Drop for Memory {
+    fn drop(&mut self) {
+        let mut work = Vec::new();
+        self.detach_older(&mut work);
+        // Each state taken off drops with nothing older attached.
+        while let Some(mut m) = work.pop() {
+            m.detach_older(&mut work);
+        }
+    }
+}
+
 impl Memory {
+    /// Moves the states this one holds onto `work`, if no one else holds
+    /// this one (a shared history stays whole).
+    fn detach_older(&mut self, work: &mut Vec<Memory>) {
+        let mut take = |m: &mut Memory| {
+            if !matches!(m, Memory::Empty) {
+                work.push(std::mem::take(m));
+            }
+        };
+        match self {
+            Memory::Empty => {}
+            Memory::Write(w) => {
+                if let Some(w) = Rc::get_mut(w) {
+                    take(&mut w.older);
+                }
+            }
+            Memory::Merge(merged) => {
+                if let Some(merged) = Rc::get_mut(merged) {
+                    take(&mut merged.all);
+                    for (_, slice) in &mut merged.slices {
+                        take(slice);
+                    }
+                }
+            }
+        }
+    }
+
     fn write(object: usize, alias: u32, slot: i64, value: Val, older: Memory) -> Memory {
         Memory::Write(Rc::new(Write {
             object,

@@ -1,0 +1,43 @@
+//! A program that stores in a loop until its budget runs out builds a
+//! history of writes as long as the budget. The evaluators of chapters 10
+//! to 18 drop it without a stack frame per write: here on a thread with a
+//! 1 MiB stack, where the recursive drop overflowed (and `simple eval`
+//! aborted on `while (1) p.f = 1;`, even on its 256 MiB stack).
+
+use simple::{evaluate, Evaluation, Options};
+
+/// The same program in each chapter's syntax: `;` after a struct from
+/// chapter 16, `!` on a mutable reference from chapter 17.
+fn source(chapter: u32) -> &'static str {
+    match chapter {
+        ..=15 => "struct S { int f; } S p = new S; while (1) { p.f = arg; }",
+        16 => "struct S { int f; }; S p = new S; while (1) { p.f = arg; }",
+        _ => "struct S { int f; }; S !p = new S; while (1) { p.f = arg; }",
+    }
+}
+
+#[test]
+fn a_loop_storing_until_its_budget_runs_out_times_out() {
+    for chapter in 10..=18u32 {
+        for scheduled in [false, true] {
+            if scheduled && chapter < simple::FIRST_SCHEDULE_CHAPTER {
+                continue;
+            }
+            let run = move || {
+                let options = Options::default();
+                evaluate(chapter, source(chapter), &options, 1, 100_000, scheduled)
+            };
+            let outcome = std::thread::Builder::new()
+                .stack_size(1 << 20)
+                .spawn(run)
+                .expect("a thread")
+                .join()
+                .expect("no panic");
+            assert_eq!(
+                outcome,
+                Ok(Evaluation::Timeout),
+                "chapter {chapter}, scheduled {scheduled}"
+            );
+        }
+    }
+}
