@@ -1087,12 +1087,8 @@ impl Late {
             if self.anti[x.nid() as usize] == Some(load) {
                 let lca = s.lca(g, x, Some(lca));
                 // Load and Store may share this block: order them.
-                if lca == x {
-                    if let Some(st) = store {
-                        if !g.inputs(st).contains(&Some(load)) {
-                            g.add_def(st, Some(load));
-                        }
-                    }
+                if let Some(st) = store.filter(|_| lca == x) {
+                    load_goes_first(g, load, st);
                 }
                 return Some(lca);
             }
@@ -1148,12 +1144,18 @@ fn raise_above_writers_aside(
     // A writer in the Load's block now runs after it there.
     for &(b, writer) in aside {
         if let Some(w) = writer.filter(|_| b == lca) {
-            if !g.inputs(w).contains(&Some(load)) {
-                g.add_def(w, Some(load));
-            }
+            load_goes_first(g, load, w);
         }
     }
     lca
+}
+
+/// `writer` shares the Load's block: it takes the Load as an extra input,
+/// so that ordering inside the block keeps the Load first.
+fn load_goes_first(g: &mut Graph, load: NodeId, writer: NodeId) {
+    if !g.inputs(writer).contains(&Some(load)) {
+        g.add_def(writer, Some(load));
+    }
 }
 
 /// Moving up from `best` to `cand` pays if `cand` is in a shallower loop

@@ -250,7 +250,8 @@ fn resolve(g: &mut Graph, scope: NodeId, name: &str, i: usize) -> NodeId {
             // is parsed the phi has its declared type, and a narrow one
             // would let `if (v)` cast `v` to `[1-4294967295]`, and the
             // optimizer then lift the loop's range one value per round,
-            // for ever (`u32 v = 0; while (...) { if (v) v = v - 1; }`).
+            // some four billion rounds (`u32 v = 0; while (...) { if (v)
+            // v = v - 1; }`).
             // A reference keeps its type, to be loaded through.
             let declared = names(g, scope).declared[i];
             let declared = if g.types.is_ptr(declared) {

@@ -202,8 +202,8 @@ fn expression_below(
 /// node of `below` that is itself used on the path only. A value used
 /// anywhere else (by the other arm, after the merge, by an If) is shared,
 /// and so is everything it is computed from. So is a value the parser
-/// holds with [`Graph::keep`] (chapter 18: a function's return, merged
-/// only when the function ends), which no graph edge shows.
+/// holds with [`Graph::keep`], which no graph edge shows (chapter 18: a
+/// `return`'s value, merged only when the function ends).
 fn used_on_path_only(g: &Graph, phis: &[NodeId], i: usize, below: &[NodeId]) -> FxHashSet<NodeId> {
     let in_below: FxHashSet<NodeId> = below.iter().copied().collect();
     let used_elsewhere = |m: NodeId, u: NodeId| {
