@@ -19,6 +19,7 @@ use crate::node::NodeKind;
 use crate::types::{TypeId, Types};
 use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
+use std::collections::BTreeSet;
 use std::fmt;
 use std::num::NonZeroU32;
 
@@ -67,31 +68,35 @@ struct Users {
 }
 
 /// The positions of one user in a list of users: nearly always one; more
-/// when a node uses the same input twice (`Phi(r, x, x)`).
+/// when a node uses the same input twice (`Phi(r, x, x)`), and then kept
+/// in order: a scope may hold one constant in thousands of variables, and
+/// each of its uses that goes must find its slot at once.
 enum Slots {
     One(u32),
-    Many(Vec<u32>),
+    Many(BTreeSet<u32>),
 }
 
 impl Slots {
     fn add(&mut self, pos: u32) {
         match self {
-            Slots::One(p) => *self = Slots::Many(vec![*p, pos]),
-            Slots::Many(ps) => ps.push(pos),
+            Slots::One(p) => *self = Slots::Many(BTreeSet::from([*p, pos])),
+            Slots::Many(ps) => {
+                ps.insert(pos);
+            }
         }
     }
 
     fn first(&self) -> u32 {
         match self {
             Slots::One(p) => *p,
-            Slots::Many(ps) => ps.iter().copied().min().expect("never empty"),
+            Slots::Many(ps) => *ps.first().expect("never empty"),
         }
     }
 
     fn last(&self) -> u32 {
         match self {
             Slots::One(p) => *p,
-            Slots::Many(ps) => ps.iter().copied().max().expect("never empty"),
+            Slots::Many(ps) => *ps.last().expect("never empty"),
         }
     }
 
@@ -102,15 +107,14 @@ impl Slots {
             (Slots::One(p), Some(to)) => *p = to,
             (Slots::One(_), None) => return false,
             (Slots::Many(ps), to) => {
-                let k = ps.iter().position(|&p| p == from).expect("a listed slot");
+                let listed = ps.remove(&from);
+                debug_assert!(listed, "a listed slot");
                 match to {
-                    Some(to) => ps[k] = to,
-                    None => {
-                        ps.swap_remove(k);
-                        if let [p] = ps[..] {
-                            *self = Slots::One(p);
-                        }
+                    Some(to) => {
+                        ps.insert(to);
                     }
+                    None if ps.len() == 1 => *self = Slots::One(*ps.first().expect("one left")),
+                    None => {}
                 }
             }
         }
@@ -150,6 +154,15 @@ impl Users {
                 }
             }
             self.at = Some(Box::new(at));
+        }
+    }
+
+    /// `u` is listed more than once: it uses this node through several
+    /// inputs (`Phi(r, x, x)`).
+    fn listed_twice(&self, u: NodeId) -> bool {
+        match &self.at {
+            Some(at) => matches!(at.get(&u), Some(Slots::Many(_))),
+            None => self.list.iter().filter(|&&x| x == u).nth(1).is_some(),
         }
     }
 
@@ -341,7 +354,7 @@ impl Graph {
             self.nodes[d.index()].outputs.push(n);
         }
         if let Some(d) = old_def {
-            if self.del_use(d, n, true) {
+            if self.del_use(d, n) {
                 self.kill(d);
             }
         }
@@ -363,7 +376,7 @@ impl Graph {
         for _ in 0..count {
             let old_def = self.nodes[n.index()].inputs.pop().flatten();
             if let Some(d) = old_def {
-                if self.del_use(d, n, false) {
+                if self.del_use(d, n) {
                     self.kill(d);
                 }
             }
@@ -375,16 +388,11 @@ impl Graph {
     /// Simple removes the first occurrence, and the order of outputs is
     /// observable, so we do too. When `use_` can appear only once, first and
     /// last are the same, found at once in a long list (see [`Users`]). It
-    /// can appear more than once only if `def` is several inputs of `use_`;
-    /// `still_listed` says whether the input being removed is still among
-    /// them.
-    fn del_use(&mut self, def: NodeId, use_: NodeId, still_listed: bool) -> bool {
-        let edges = self.nodes[use_.index()]
-            .inputs
-            .iter()
-            .filter(|&&d| d == Some(def))
-            .count();
-        let repeated = edges > usize::from(still_listed);
+    /// can appear more than once only if `def` is several inputs of `use_`,
+    /// once per input. (Counting those inputs instead, as this did, scanned
+    /// a scope's input per variable for each input a dying scope dropped.)
+    fn del_use(&mut self, def: NodeId, use_: NodeId) -> bool {
+        let repeated = self.nodes[def.index()].outputs.listed_twice(use_);
         self.nodes[def.index()].outputs.remove(use_, repeated);
         self.is_unused(def)
     }
@@ -399,7 +407,7 @@ impl Graph {
         while let Some(&top) = stack.last() {
             match self.nodes[top.index()].inputs.pop() {
                 Some(Some(d)) => {
-                    if self.del_use(d, top, false) {
+                    if self.del_use(d, top) {
                         stack.push(d);
                     }
                 }
