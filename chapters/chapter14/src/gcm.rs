@@ -706,6 +706,8 @@ struct Late {
     /// For each block, the last Load whose range of blocks included it
     /// (Simple's `_anti` field).
     anti: Vec<Option<NodeId>>,
+    /// How many times Loads have marked their blocks in `anti`.
+    marks: u64,
     /// The floating nodes placed, to write back at the end.
     placed: Vec<NodeId>,
     /// Scratch space for the blocks of one node's uses.
@@ -737,6 +739,7 @@ impl Late {
         Late {
             late: vec![None; g.len() + 1],
             anti: vec![None; g.len() + 1],
+            marks: 0,
             placed: Vec::new(),
             use_blocks: Vec::new(),
             walk: Vec::new(),
@@ -910,6 +913,33 @@ impl Late {
         blk
     }
 
+    /// Marks `range` as the blocks Load `load` may still go to.
+    fn mark(&mut self, load: NodeId, range: &[NodeId]) {
+        self.marks += 1;
+        for &x in range {
+            self.anti[x.nid() as usize] = Some(load);
+        }
+    }
+
+    /// Visits writer `u` while Load `load` looks for its anti-dependences.
+    /// Placing the writer may place other Loads first (those that read
+    /// what it wrote), and their marks overwrite the blocks `load` marked:
+    /// put them back, or a Store in those blocks would go unnoticed.
+    fn visit_keeping_marks(
+        &mut self,
+        g: &mut Graph,
+        s: &mut Schedule,
+        u: NodeId,
+        load: NodeId,
+        range: &[NodeId],
+    ) {
+        let marks = self.marks;
+        self.visit(g, s, u);
+        if self.marks != marks {
+            self.mark(load, range);
+        }
+    }
+
     /// Raises a Load's LCA above every Store (and every memory Phi) that
     /// replaces the memory it reads, where their ranges of blocks meet.
     fn find_anti_dep(
@@ -922,12 +952,14 @@ impl Late {
     ) -> NodeId {
         // Mark the Load's choices: its LCA up to its early block.
         let stop_at = s.idom(g, early);
+        let mut range = Vec::new();
         let mut b = Some(lca);
         while b != stop_at {
             let Some(x) = b else { break };
-            self.anti[x.nid() as usize] = Some(load);
+            range.push(x);
             b = s.idom(g, x);
         }
+        self.mark(load, &range);
         let NodeKind::Load { alias, .. } = *g.kind(load) else {
             unreachable!("find_anti_dep on a non-load")
         };
@@ -936,7 +968,7 @@ impl Late {
         // is split lazily, so one state may feed many classes).
         let mut states = vec![g.in_(load, 1)];
         while let Some(mem) = states.pop() {
-            lca = self.anti_deps_of(g, s, lca, load, alias, mem, &mut states);
+            lca = self.anti_deps_of(g, s, lca, load, &range, alias, mem, &mut states);
         }
         lca
     }
@@ -951,6 +983,7 @@ impl Late {
         s: &mut Schedule,
         mut lca: NodeId,
         load: NodeId,
+        range: &[NodeId],
         alias: u32,
         mem: NodeId,
         states: &mut Vec<NodeId>,
@@ -961,7 +994,7 @@ impl Late {
                 // A Store to another class leaves this one as it was.
                 NodeKind::Store { alias: a, .. } if *a == alias => {
                     // Placed already, memory users going first; make sure.
-                    self.visit(g, s, u);
+                    self.visit_keeping_marks(g, s, u, load, range);
                     let Some(st_blk) = self.late[u.nid() as usize] else {
                         continue;
                     };

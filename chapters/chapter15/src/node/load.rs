@@ -141,8 +141,11 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
                 let (m1, m2) = (g.in_(mem, 1), g.in_(mem, 2));
                 let ld1 = arm(g, m1);
                 let ld2 = arm(g, m2);
-                let ty = g.ty(n);
-                return Some(phi::new(g, &name, ty, region, &[ld1, ld2]));
+                // Declared as the load is, not with the type it has now:
+                // the phi's inputs may yet fall (a value read from memory
+                // still being typed), and the glb of a narrow type such
+                // as `null` is no pointer to the field's struct at all.
+                return Some(phi::new(g, &name, declared, region, &[ld1, ld2]));
             }
         }
     }

@@ -150,8 +150,11 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
                 };
                 let ld1 = arm(g, 1);
                 let ld2 = arm(g, 2);
-                let ty = g.ty(n);
-                return Some(phi::new(g, &name, ty, region, &[ld1, ld2]));
+                // Declared as the load is, not with the type it has now:
+                // the phi's inputs may yet fall (a value read from memory
+                // still being typed), and the glb of a narrow type such
+                // as `null` is no pointer to the field's struct at all.
+                return Some(phi::new(g, &name, declared, region, &[ld1, ld2]));
             }
         }
     }
