@@ -1,0 +1,104 @@
+//! Return: a function's one exit (chapter 18: one per function).
+//!
+//! Inputs are control, the final state of all of memory, the value
+//! returned, and the return program counter (the function's `$rpc` Parm),
+//! in Simple's order.
+//! A function with several `return`s has a Region merging their control
+//! and Phis merging their values and memories, so that each function has
+//! exactly one Return, and Stop one input per function.
+//!
+//! As the returned value's type improves, so does the function's type:
+//! its return type is the value's (the signature is refined).
+
+use super::{fun, print as print_node, NodeKind, Printer};
+use crate::graph::{Graph, NodeId};
+use crate::types::{TypeId, Types};
+
+pub fn new(g: &mut Graph, ctrl: NodeId, mem: NodeId, expr: NodeId, rpc: NodeId) -> NodeId {
+    g.add_node(
+        NodeKind::Return,
+        vec![Some(ctrl), Some(mem), Some(expr), Some(rpc)],
+    )
+}
+
+/// The function it returns from.
+pub fn fun(g: &Graph, n: NodeId) -> Option<NodeId> {
+    g.fun_of_return.get(&n).copied()
+}
+
+/// The function's Fun is gone (it was inlined).
+pub fn fun_dead(g: &Graph, n: NodeId) -> bool {
+    fun(g, n).is_none_or(|f| g.is_dead(f) || !matches!(g.role(f), NodeKind::Fun { .. }))
+}
+
+pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
+    if fun_dead(g, n) {
+        let low = g.types.tuple(&[Types::CTRL, Types::BOTTOM]);
+        return g.types.dual(low);
+    }
+    let ctrl = g.ty(g.in_(n, 0));
+    let expr = g.ty(g.in_(n, 2));
+    g.types.tuple(&[ctrl, expr])
+}
+
+/// Refines the function's return type to what it returns. A function
+/// that never returns returns nothing: its value and memory are `Top`.
+pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
+    let f = fun(g, n)?;
+    if fun_dead(g, n)
+        || super::region::in_progress(g, g.in_(n, 0))
+            && !matches!(g.kind(g.in_(n, 0)), NodeKind::Fun { .. })
+    {
+        return None;
+    }
+    refine_fun_type(g, n, f);
+    if g.ty(g.in_(n, 0)) == Types::XCTRL {
+        let (m, e) = (g.in_(n, 1), g.in_(n, 2));
+        let top = |g: &Graph, x: NodeId| matches!(g.kind(x), NodeKind::Constant(Types::TOP));
+        if !(top(g, e) && top(g, m)) {
+            let c = super::new_constant(g, Types::TOP);
+            let c = super::peephole(g, c);
+            g.set_def(n, 1, Some(c));
+            g.set_def(n, 2, Some(c));
+            return Some(n);
+        }
+    }
+    None
+}
+
+/// Narrows the return type of `f`, whose Return is `n`, to the type of
+/// what it returns. The parser also calls it once the body is parsed: the
+/// function's type is part of the language (a `{int -> int}` variable
+/// takes only functions returning an int), peepholes or not.
+pub fn refine_fun_type(g: &mut Graph, n: NodeId, f: NodeId) {
+    let ret = g.ty(g.in_(n, 2));
+    let sig = fun::sig(g, f);
+    if let Some((_, old, _)) = g.types.fun_parts(sig) {
+        if old != ret && g.types.isa(ret, old) {
+            let refined = g.types.fun_with_ret(sig, ret);
+            // The name follows the function.
+            if let Some(name) = g.types.fun_name(sig).map(str::to_owned) {
+                g.types.set_fun_name(refined, &name);
+            }
+            fun::set_sig(g, f, refined);
+        }
+    }
+}
+
+pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
+    out.push_str("return ");
+    print_node(g, g.in_(n, 2), out);
+    out.push(';');
+}
+
+/// A function whose value has no type at all (it returns what it returns:
+/// `val g = { -> g(); };`) has no defined return type. (A merge of values
+/// with nothing in common is its Phi's error.)
+pub fn error(g: &Graph, n: NodeId) -> Option<crate::Error> {
+    let expr = g.in_(n, 2);
+    if g.ty(expr) != Types::BOTTOM || matches!(g.kind(expr), NodeKind::Phi { .. }) {
+        return None;
+    }
+    let at = g.operator_at.get(&n).copied().unwrap_or(u32::MAX);
+    Some(crate::Error::new("No defined return type", at as usize))
+}
