@@ -523,10 +523,16 @@ pub fn cpu_of(g: &Graph) -> Cpu {
     g.target.map_or(Cpu::X86_64, |t| t.cpu)
 }
 
-/// A machine node's label (in the scheduled listing and the Graphviz
-/// drawing): its operation's name.
-pub fn label(g: &Graph, m: &Mach) -> String {
-    crate::cpu::name(cpu_of(g), m)
+/// A machine node's label (in the scheduled listing, the Graphviz
+/// drawing, and where `print` meets a node again): its operation's name;
+/// a parameter and a constant keep the ideal label, as Simple's machine
+/// classes for them inherit it.
+pub fn label(g: &Graph, n: NodeId, m: &Mach) -> String {
+    match m.op {
+        Op::Parm => crate::node::parm::label(g, n),
+        Op::Int | Op::Flt | Op::FunAddr => format!("#{}", g.types.to_string(g.ty(n))),
+        _ => crate::cpu::name(cpu_of(g), m),
+    }
 }
 
 /// Appends the expression form of machine node `n`, as Simple prints its
@@ -574,7 +580,7 @@ pub fn print(g: &Graph, n: NodeId, m: &Mach, out: &mut crate::node::Printer) {
                 return;
             }
             out.push('(');
-            out.push_str(&label(g, m));
+            out.push_str(&crate::cpu::name(cpu_of(g), m));
             for i in 1..g.n_ins(n) {
                 out.push(',');
                 match g.input(n, i) {

@@ -326,7 +326,7 @@ pub fn source_offset(at: usize) -> u32 {
 /// A short name, e.g. `Add`, `Region` or `EQ`.
 pub fn label(g: &Graph, n: NodeId) -> String {
     match g.kind(n) {
-        NodeKind::Mach(m) => crate::mach::label(g, m),
+        NodeKind::Mach(m) => crate::mach::label(g, n, m),
         NodeKind::Start { .. } => "Start".into(),
         NodeKind::Stop => "Stop".into(),
         NodeKind::Return => "Return".into(),
@@ -1043,7 +1043,7 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
         }
         // Constants are shared by value numbering; print them every time.
         if std::mem::replace(&mut out.visited[seen], true)
-            && !matches!(g.kind(n), NodeKind::Constant(_))
+            && !matches!(g.role(n), NodeKind::Constant(_))
         {
             out.push_str(&label(g, n));
             return;

@@ -220,7 +220,10 @@ pub fn asm(g: &Graph, n: NodeId, m: &Mach) -> String {
         }
         MemAdd => format!("add {}, {}", address(g, n, m, 4), v(g.input(n, 3))),
         Jcc(c) | Branch(c) => format!("j{} {}", cc(c), targets(g, n)),
-        Call => format!("call fn{imm}"),
+        Call => format!(
+            "call {}",
+            m.callee.and_then(|t| g.types.fun_name(t)).unwrap_or("?")
+        ),
         CallR => format!("call {}", v(g.inputs(n).last().copied().flatten())),
         Ret => "ret".into(),
         New => "call calloc".into(),
@@ -314,9 +317,8 @@ fn call_in_mask(g: &Graph, n: NodeId, i: usize, abi: Abi) -> Option<RegMask> {
 
 /// The registers machine node `n`'s result may go to; `None` for a
 /// node with no register result (a store, a branch, a return).
-pub fn out_mask(g: &Graph, n: NodeId, m: &Mach, abi: Abi) -> Option<RegMask> {
+pub fn out_mask(_g: &Graph, _n: NodeId, m: &Mach, _abi: Abi) -> Option<RegMask> {
     use Op::*;
-    let _ = (g, abi);
     match m.op {
         Store | StoreI | MemAdd | Ret | Jcc(_) | Branch(_) | Fun | Proj | CallEnd => None,
         Cmp | CmpI | CmpMem | FCmp => Some(FLAGS_MASK),
