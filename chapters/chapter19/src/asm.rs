@@ -114,7 +114,10 @@ fn block(g: &Graph, blk: NodeId, local: &FxHashMap<NodeId, Vec<NodeId>>, out: &m
     phis.sort();
     for p in phis {
         let args: Vec<String> = (1..g.n_ins(p))
-            .map(|i| g.input(p, i).map_or("_".into(), |x| format!("v{}", x.nid())))
+            .map(|i| {
+                g.input(p, i)
+                    .map_or("_".into(), |x| format!("v{}", x.nid()))
+            })
             .collect();
         if matches!(crate::mach::op(g, p), Some(Op::Parm)) {
             let _ = writeln!(out, "    v{} = parm", p.nid());

@@ -16,10 +16,10 @@
 use crate::dot;
 use crate::error::Error;
 use crate::graph::{Graph, NodeId};
-use crate::node;
-use crate::parser::Parser;
 use crate::mach::legalize::Stats;
 use crate::mach::Target;
+use crate::node;
+use crate::parser::Parser;
 use crate::types::TypeId;
 use rustc_hash::FxHashMap;
 

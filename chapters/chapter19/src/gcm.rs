@@ -776,8 +776,7 @@ impl Early {
         // (chapter 15: the stand-in for a range check of its index), and a
         // Load that has a control (one seen through a cast that holds on
         // one arm only, see `region::keep_on_arm`) no earlier than that.
-        let guarded =
-            crate::node::is_element(g, n) || matches!(g.role(n), NodeKind::Load { .. });
+        let guarded = crate::node::is_element(g, n) || matches!(g.role(n), NodeKind::Load { .. });
         let mut best = match guarded {
             true => g.input(n, 0).unwrap_or_else(|| g.start()),
             false => g.start(),

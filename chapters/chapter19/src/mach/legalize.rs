@@ -152,17 +152,29 @@ impl RuleSet {
 
     /// Makes the type at `idx` `ty`, whatever it was.
     pub fn widen_scalar(self, idx: usize, ty: LType) -> RuleSet {
-        self.rule(When::Narrower(idx, ty), Action::Retype(idx, ty), "widen_scalar")
+        self.rule(
+            When::Narrower(idx, ty),
+            Action::Retype(idx, ty),
+            "widen_scalar",
+        )
     }
 
     /// Widens the type at `idx` to `min` when narrower.
     pub fn min_scalar(self, idx: usize, min: LType) -> RuleSet {
-        self.rule(When::Narrower(idx, min), Action::Retype(idx, min), "min_scalar")
+        self.rule(
+            When::Narrower(idx, min),
+            Action::Retype(idx, min),
+            "min_scalar",
+        )
     }
 
     /// Narrows the type at `idx` to `max` when wider.
     pub fn narrow_scalar(self, idx: usize, max: LType) -> RuleSet {
-        self.rule(When::Wider(idx, max), Action::Retype(idx, max), "narrow_scalar")
+        self.rule(
+            When::Wider(idx, max),
+            Action::Retype(idx, max),
+            "narrow_scalar",
+        )
     }
 
     /// Keeps the type at `idx` between `min` and `max`.
@@ -172,7 +184,11 @@ impl RuleSet {
             Action::Retype(idx, min),
             "clamp_scalar",
         )
-        .rule(When::Wider(idx, max), Action::Retype(idx, max), "clamp_scalar")
+        .rule(
+            When::Wider(idx, max),
+            Action::Retype(idx, max),
+            "clamp_scalar",
+        )
     }
 
     pub fn lower(self) -> RuleSet {
@@ -412,16 +428,26 @@ struct RuleText<'a>(&'a Rule);
 impl fmt::Display for RuleText<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let r = self.0;
-        let list = |ts: &[LType]| ts.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ");
+        let list = |ts: &[LType]| {
+            ts.iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         match (r.when, r.action) {
             (When::Types0(ts), Action::Legal) => write!(f, "legal_for({})", list(ts)),
             (When::Types01(ps), a) => {
                 let pairs: Vec<String> = ps.iter().map(|(a, b)| format!("{a} <- {b}")).collect();
-                let verb = if a == Action::Legal { "legal_for" } else { r.kind };
+                let verb = if a == Action::Legal {
+                    "legal_for"
+                } else {
+                    r.kind
+                };
                 write!(f, "{verb}({})", pairs.join(", "))
             }
             (When::Mem(ms), Action::Legal) => {
-                let pairs: Vec<String> = ms.iter().map(|(t, s)| format!("{t} ({s} bytes)")).collect();
+                let pairs: Vec<String> =
+                    ms.iter().map(|(t, s)| format!("{t} ({s} bytes)")).collect();
                 write!(f, "legal_for({})", pairs.join(", "))
             }
             (When::Always, Action::Legal) => write!(f, "legal"),

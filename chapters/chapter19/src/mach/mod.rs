@@ -86,14 +86,17 @@ impl Target {
     /// The target named as the command line names it: `x86_64_v2` with
     /// `SystemV` or `Win64`, `riscv` or `arm` with `SystemV`.
     pub fn parse(cpu: &str, abi: &str) -> Result<Target, String> {
-        let cpu = Cpu::from_name(cpu).ok_or_else(|| {
-            format!("unknown CPU '{cpu}': the CPUs are x86_64_v2, riscv and arm")
-        })?;
+        let cpu = Cpu::from_name(cpu)
+            .ok_or_else(|| format!("unknown CPU '{cpu}': the CPUs are x86_64_v2, riscv and arm"))?;
         let abi = match abi {
             "SystemV" => Abi::SystemV,
             "Win64" if cpu == Cpu::X86_64 => Abi::Win64,
             "Win64" => return Err(format!("{} has no Win64 calling convention", cpu.name())),
-            _ => return Err(format!("unknown ABI '{abi}': the ABIs are SystemV and Win64")),
+            _ => {
+                return Err(format!(
+                    "unknown ABI '{abi}': the ABIs are SystemV and Win64"
+                ))
+            }
         };
         Ok(Target { cpu, abi })
     }
@@ -471,7 +474,11 @@ impl RegMask {
 
     /// Registers `lo..hi`.
     pub const fn range(lo: u8, hi: u8) -> RegMask {
-        let top = if hi >= 128 { u128::MAX } else { (1u128 << hi) - 1 };
+        let top = if hi >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << hi) - 1
+        };
         RegMask(top & !((1u128 << lo) - 1))
     }
 

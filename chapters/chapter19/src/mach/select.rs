@@ -213,7 +213,11 @@ fn select_node(g: &Graph, n: NodeId, target: Target) -> Result<Pattern, Error> {
 /// nodes that stand for their input.
 pub fn common(g: &Graph, n: NodeId) -> Option<Pattern> {
     let copy = |g: &Graph| {
-        let ins = g.inputs(n).iter().map(|d| d.map_or(In::None, In::Ideal)).collect();
+        let ins = g
+            .inputs(n)
+            .iter()
+            .map(|d| d.map_or(In::None, In::Ideal))
+            .collect();
         Pattern::Nodes(vec![Made {
             kind: g.kind(n).clone(),
             ins,

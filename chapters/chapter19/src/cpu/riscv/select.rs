@@ -6,5 +6,8 @@ use crate::mach::select::Pattern;
 use crate::mach::Target;
 
 pub fn select(_g: &Graph, _n: NodeId, _target: Target) -> Result<Pattern, Error> {
-    Err(Error::new("riscv: instruction selection is not written yet", 0))
+    Err(Error::new(
+        "riscv: instruction selection is not written yet",
+        0,
+    ))
 }

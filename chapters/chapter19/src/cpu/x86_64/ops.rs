@@ -98,7 +98,11 @@ fn address(g: &Graph, n: NodeId, m: &Mach, idx_at: usize) -> String {
         }
     }
     if m.imm != 0 {
-        s.push_str(&format!(" {} {}", if m.imm < 0 { "-" } else { "+" }, m.imm.unsigned_abs()));
+        s.push_str(&format!(
+            " {} {}",
+            if m.imm < 0 { "-" } else { "+" },
+            m.imm.unsigned_abs()
+        ));
     }
     s.push(']');
     s
@@ -151,7 +155,11 @@ pub fn asm(g: &Graph, n: NodeId, m: &Mach) -> String {
                 s.push_str(&format!("*{}", 1 << m.scale));
             }
             if imm != 0 {
-                s.push_str(&format!(" {} {}", if imm < 0 { "-" } else { "+" }, imm.unsigned_abs()));
+                s.push_str(&format!(
+                    " {} {}",
+                    if imm < 0 { "-" } else { "+" },
+                    imm.unsigned_abs()
+                ));
             }
             s.push(']');
             s
@@ -187,7 +195,11 @@ pub fn asm(g: &Graph, n: NodeId, m: &Mach) -> String {
                 (_, 4, true) => "movsxd",
                 _ => "mov",
             };
-            format!("{mnemonic} {d}, {}{}", ptr_size(m.mem_size), address(g, n, m, 3))
+            format!(
+                "{mnemonic} {d}, {}{}",
+                ptr_size(m.mem_size),
+                address(g, n, m, 3)
+            )
         }
         Store => {
             let mnemonic = match m.ty[0] {
@@ -202,7 +214,12 @@ pub fn asm(g: &Graph, n: NodeId, m: &Mach) -> String {
                 v(g.input(n, 3))
             )
         }
-        StoreI => format!("mov {}{}, {}", ptr_size(m.mem_size), address(g, n, m, 4), m.imm2),
+        StoreI => format!(
+            "mov {}{}, {}",
+            ptr_size(m.mem_size),
+            address(g, n, m, 4),
+            m.imm2
+        ),
         AddMem | CmpMem | FAddMem => {
             let mnemonic = match m.op {
                 AddMem => "add",

@@ -73,9 +73,11 @@ pub fn select(g: &Graph, n: NodeId, _target: Target) -> Result<Pattern, Error> {
         NodeKind::MulF => bin(Op::FMul),
         NodeKind::DivF => bin(Op::FDiv),
         NodeKind::MinusF => bin(Op::FNeg),
-        NodeKind::ToFloat => {
-            Pattern::one(Mach::new(role, Op::I2F, LType::F64).with_src(LType::S64), ideal_ins(g, n), ty)
-        }
+        NodeKind::ToFloat => Pattern::one(
+            Mach::new(role, Op::I2F, LType::F64).with_src(LType::S64),
+            ideal_ins(g, n),
+            ty,
+        ),
         NodeKind::RoundF32 => round_f32(g, n),
         NodeKind::If => branch(g, n),
         NodeKind::Return => bin(Op::Ret),
@@ -233,11 +235,15 @@ fn compare(g: &Graph, n: NodeId, op: BoolOp) -> Pattern {
     let src = ltype(&g.types, g.ty(lhs));
     let role = g.kind(n).clone();
     if let Some(c) = int_con(g, rhs).filter(|&c| i32::try_from(c).is_ok()) {
-        let m = Mach::new(role, Op::CmpSetI(cond), LType::S1).with_src(src).with_imm(c);
+        let m = Mach::new(role, Op::CmpSetI(cond), LType::S1)
+            .with_src(src)
+            .with_imm(c);
         return Pattern::one(m, vec![In::None, In::Ideal(lhs)], ty);
     }
     if let Some(c) = int_con(g, lhs).filter(|&c| i32::try_from(c).is_ok()) {
-        let m = Mach::new(role, Op::CmpSetI(cond.swap()), LType::S1).with_src(src).with_imm(c);
+        let m = Mach::new(role, Op::CmpSetI(cond.swap()), LType::S1)
+            .with_src(src)
+            .with_imm(c);
         return Pattern::one(m, vec![In::None, In::Ideal(rhs)], ty);
     }
     let m = Mach::new(role, Op::CmpSet(cond), LType::S1).with_src(src);
@@ -289,7 +295,11 @@ fn branch(g: &Graph, n: NodeId) -> Pattern {
         m.ty[1] = LType::F64;
         return Pattern::one(
             m,
-            vec![In::Ideal(ctrl), In::Ideal(g.in_(pred, 1)), In::Ideal(g.in_(pred, 2))],
+            vec![
+                In::Ideal(ctrl),
+                In::Ideal(g.in_(pred, 1)),
+                In::Ideal(g.in_(pred, 2)),
+            ],
             ty,
         );
     }
@@ -358,7 +368,13 @@ pub fn projection(g: &Graph, n: NodeId) -> Pattern {
 
 /// The memory slice `idx` of New `new`, with the field's initial value
 /// stored when it is not zero (`calloc` zeroes the rest).
-fn new_field_init(g: &Graph, proj: NodeId, new: NodeId, idx: usize, first_alias: u32) -> Option<Pattern> {
+fn new_field_init(
+    g: &Graph,
+    proj: NodeId,
+    new: NodeId,
+    idx: usize,
+    first_alias: u32,
+) -> Option<Pattern> {
     let fields = crate::node::new_field_count(g, new);
     let init = g.input(new, 2 + fields + (idx - 2))?;
     let zero = match g.kind(init) {
@@ -429,7 +445,11 @@ pub fn call(g: &Graph, n: NodeId) -> Pattern {
     let role = g.kind(n).clone();
     let ty = g.ty(n);
     let mut ins = ideal_ins(g, n);
-    match g.types.single_fidx(g.ty(fptr)).filter(|_| g.types.is_constant(g.ty(fptr))) {
+    match g
+        .types
+        .single_fidx(g.ty(fptr))
+        .filter(|_| g.types.is_constant(g.ty(fptr)))
+    {
         Some((_, fidx)) => {
             ins.pop();
             let mut m = Mach::new(role, Op::Call, LType::Ptr).with_imm(i64::from(fidx));
@@ -445,7 +465,11 @@ pub fn call(g: &Graph, n: NodeId) -> Pattern {
 pub fn new(g: &Graph, n: NodeId) -> Pattern {
     let fields = crate::node::new_field_count(g, n);
     let ins: Vec<In> = ideal_ins(g, n).into_iter().take(2 + fields).collect();
-    Pattern::one(Mach::new(g.kind(n).clone(), Op::New, LType::Ptr), ins, g.ty(n))
+    Pattern::one(
+        Mach::new(g.kind(n).clone(), Op::New, LType::Ptr),
+        ins,
+        g.ty(n),
+    )
 }
 
 /// The shape of an ideal load or store: memory size, sign-extension,
@@ -466,7 +490,11 @@ pub fn access(g: &Graph, n: NodeId) -> (u8, bool, LType, Option<TypeId>) {
 /// guard of a cast its pointer was seen through), memory, base, index
 /// (with the shift in `scale`) and displacement (in `imm`).
 fn address(g: &Graph, n: NodeId, m: &mut Mach) -> [In; 4] {
-    let off_at = if matches!(g.kind(n), NodeKind::Load { .. }) { 3 } else { 4 };
+    let off_at = if matches!(g.kind(n), NodeKind::Load { .. }) {
+        3
+    } else {
+        4
+    };
     let (base, guard) = base_of(g, g.in_(n, 2));
     let ctrl = g.input(n, 0).or(guard).map_or(In::None, In::Ideal);
     let (idx, disp) = match g.input(n, off_at) {
@@ -482,7 +510,12 @@ fn address(g: &Graph, n: NodeId, m: &mut Mach) -> [In; 4] {
         None => (None, 0),
     };
     m.imm = disp;
-    [ctrl, In::Ideal(g.in_(n, 1)), In::Ideal(base), idx.map_or(In::None, In::Ideal)]
+    [
+        ctrl,
+        In::Ideal(g.in_(n, 1)),
+        In::Ideal(base),
+        idx.map_or(In::None, In::Ideal),
+    ]
 }
 
 /// A load: `mov` (sign- or zero-extending a narrow value); a 32-bit float
@@ -575,6 +608,10 @@ fn mem_operand(g: &Graph, n: NodeId, ld: NodeId, other: Option<NodeId>, op: Op) 
         }
         None => other.map_or(In::None, In::Ideal),
     };
-    let ty = if op == Op::CmpMem { Types::BOTTOM } else { g.ty(n) };
+    let ty = if op == Op::CmpMem {
+        Types::BOTTOM
+    } else {
+        g.ty(n)
+    };
     Some(Pattern::one(m, vec![ctrl, mem, base, idx, value], ty))
 }
