@@ -116,11 +116,36 @@ macro_rules! driver {
             Some(evaluation!($krate, run, faults))
         }
     };
+    (@method $krate:ident select) => {
+        fn select(&mut self, cpu: &str, abi: &str) -> Option<Result<(), Failure>> {
+            let phases = (|| -> Result<(), $krate::Error> {
+                $krate::CodeGen::opto(self)?
+                    .type_check()?
+                    .inst_select(cpu, abi)?
+                    .legalize()?
+                    .gcm()?
+                    .local_sched()?;
+                Ok(())
+            })();
+            Some(phases.map_err(|e| failure!(e)))
+        }
+        fn asm(&self) -> Option<String> {
+            self.target.is_some().then(|| $krate::CodeGen::asm(self))
+        }
+        fn legal_rules(&self, cpu: &str) -> Option<Result<String, Failure>> {
+            Some(match $krate::mach::Cpu::from_name(cpu) {
+                Some(c) => Ok($krate::mach::legalize::print_rules(&$krate::cpu::rules(c))),
+                None => Err(Failure::Usage(format!(
+                    "unknown CPU '{cpu}': the CPUs are x86_64_v2, riscv and arm"
+                ))),
+            })
+        }
+    };
     (@method $krate:ident $other:ident) => {};
 }
 
 /// The newest chapter; the default of `--chapter`.
-pub const LATEST: u32 = 18;
+pub const LATEST: u32 = 19;
 
 /// `chapters!` lists the chapters in order, each with its abilities (see
 /// `driver!`): it implements the trait for each and makes the table.
@@ -151,6 +176,7 @@ chapters! {
     chapter16: peepholes, show_graphs, arg, eval_faults, checked_iterate, schedule;
     chapter17: peepholes, show_graphs, arg, eval_faults, checked_iterate, schedule;
     chapter18: peepholes, show_graphs, eval_faults, checked_iterate, schedule;
+    chapter19: peepholes, show_graphs, eval_faults, checked_iterate, schedule, select;
 }
 
 /// Making a chapter's driver with the options it has set.

@@ -87,6 +87,20 @@ pub trait Driver {
     fn eval_scheduled(&self, _arg: i64, _loops: usize) -> Option<Evaluation> {
         None
     }
+    /// The backend after parsing (chapter 19 on): optimizes, checks types,
+    /// selects instructions for `cpu` and `abi`, legalizes them and
+    /// schedules the machine program.
+    fn select(&mut self, _cpu: &str, _abi: &str) -> Option<Result<(), Failure>> {
+        None
+    }
+    /// The machine program's listing, once `select` has run.
+    fn asm(&self) -> Option<String> {
+        None
+    }
+    /// The legalizer's rule table for `cpu` (chapter 19 on).
+    fn legal_rules(&self, _cpu: &str) -> Option<Result<String, Failure>> {
+        None
+    }
 }
 
 /// The first chapter with peepholes (and so `--no-peephole`).
@@ -102,6 +116,8 @@ pub const LAST_ARG_CHAPTER: u32 = 17;
 pub const FIRST_EVAL_CHAPTER: u32 = 8;
 /// The first chapter that schedules (`ir`, `eval --scheduled`).
 pub const FIRST_SCHEDULE_CHAPTER: u32 = 11;
+/// The first chapter that selects instructions (`asm`, `legal`).
+pub const FIRST_BACKEND_CHAPTER: u32 = 19;
 
 /// The default budget of loop trips for `eval`: enough for real programs
 /// (ten million trips), small enough that a loop that never ends stops
@@ -199,4 +215,58 @@ pub fn render_error(message: &str, file: &str, src: &str, offset: usize) -> Stri
     format!(
         "error: {message}\n{gutter}--> {file}:{line_no}:{col}\n{gutter} |\n{line_no} | {text}\n{gutter} | {pad}^\n"
     )
+}
+
+/// Parses `src` with chapter `chapter` (19 on) and compiles it for `cpu`
+/// and `abi` as far as the machine program's schedule; the result lists
+/// it (`asm`).
+pub fn assemble(
+    chapter: u32,
+    src: &str,
+    options: &Options,
+    cpu: &str,
+    abi: &str,
+) -> Result<Box<dyn Driver>, Failure> {
+    if chapter < FIRST_BACKEND_CHAPTER {
+        return Err(Failure::Usage(format!(
+            "asm needs chapter {FIRST_BACKEND_CHAPTER} or later: chapter {chapter} has no backend"
+        )));
+    }
+    if options.no_peephole {
+        return Err(Failure::Usage(
+            "asm needs the optimizer: selection runs on the optimized graph".into(),
+        ));
+    }
+    let mut driver = chapters::driver(chapter, src, options).ok_or_else(|| {
+        Failure::Usage(format!(
+            "there is no chapter {chapter}: chapters 1 to {LATEST} exist"
+        ))
+    })?;
+    driver.parse()?;
+    driver
+        .select(cpu, abi)
+        .unwrap_or_else(|| Err(Failure::Usage(format!("chapter {chapter} has no backend"))))?;
+    Ok(driver)
+}
+
+/// The legalizer's rules for `cpu`, as chapter `chapter` (19 on) declares
+/// them.
+pub fn legal_rules(chapter: u32, cpu: &str) -> Result<String, Failure> {
+    if chapter < FIRST_BACKEND_CHAPTER {
+        return Err(Failure::Usage(format!(
+            "legal needs chapter {FIRST_BACKEND_CHAPTER} or later: chapter {chapter} has no backend"
+        )));
+    }
+    let options = Options {
+        arg: None,
+        no_peephole: false,
+    };
+    let driver = chapters::driver(chapter, "", &options).ok_or_else(|| {
+        Failure::Usage(format!(
+            "there is no chapter {chapter}: chapters 1 to {LATEST} exist"
+        ))
+    })?;
+    driver
+        .legal_rules(cpu)
+        .unwrap_or_else(|| Err(Failure::Usage(format!("chapter {chapter} has no backend"))))
 }

@@ -19,7 +19,7 @@ use std::process::ExitCode;
     name = "simple",
     version,
     about = "The Simple sea-of-nodes compiler course, in Rust: run any chapter on a program",
-    after_help = "Examples:\n  simple print --chapter 4 -e 'return 1+arg+2;'    # return (arg+3);\n  simple dot --chapter 5 prog.smp > graph.dot\n  simple eval prog.smp --arg 5\n  simple ir prog.smp                               # the schedule, block by block"
+    after_help = "Examples:\n  simple print --chapter 4 -e 'return 1+arg+2;'    # return (arg+3);\n  simple dot --chapter 5 prog.smp > graph.dot\n  simple eval prog.smp --arg 5\n  simple ir prog.smp                               # the schedule, block by block\n  simple asm prog.smp --cpu riscv                  # machine code, block by block\n  simple legal --cpu arm                           # a CPU's legalization rules"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -42,6 +42,41 @@ enum Command {
     /// peepholes, with them, after the iterative optimizer, and run by the
     /// schedule (the language of the chosen chapter, the latest by default)
     Fuzz(FuzzInput),
+    /// Select instructions for a CPU, legalize and schedule them, then list
+    /// the machine program block by block in the CPU's assembler syntax
+    /// (chapter 19 on)
+    Asm(AsmInput),
+    /// Print the legalizer's rules of a CPU, group by group (chapter 19 on)
+    Legal(LegalInput),
+}
+
+/// A CPU and a calling convention.
+#[derive(Args, Clone)]
+struct TargetArgs {
+    /// The CPU: x86_64_v2, riscv or arm
+    #[arg(long, default_value = "x86_64_v2")]
+    cpu: String,
+    /// The calling convention: SystemV, or Win64 on x86_64_v2
+    #[arg(long, default_value = "SystemV")]
+    abi: String,
+}
+
+#[derive(Args)]
+struct AsmInput {
+    #[command(flatten)]
+    source: Source,
+    #[command(flatten)]
+    target: TargetArgs,
+}
+
+#[derive(Args)]
+struct LegalInput {
+    /// The CPU whose rules to print: x86_64_v2, riscv or arm
+    #[arg(long, default_value = "x86_64_v2")]
+    cpu: String,
+    /// Which chapter's rules (19 on)
+    #[arg(long, short, default_value_t = LATEST, value_parser = clap::value_parser!(u32).range(simple::FIRST_BACKEND_CHAPTER as i64..=LATEST as i64))]
+    chapter: u32,
 }
 
 #[derive(Args, Clone)]
@@ -123,6 +158,19 @@ fn main() -> ExitCode {
     let source = match &cli.command {
         Command::Print(input) | Command::Dot(input) | Command::Ir(input) => &input.source,
         Command::Eval(input) => &input.source,
+        Command::Asm(input) => &input.source,
+        Command::Legal(input) => {
+            return match simple::legal_rules(input.chapter, &input.cpu) {
+                Ok(table) => {
+                    print!("{table}");
+                    ExitCode::SUCCESS
+                }
+                Err(Failure::Usage(message) | Failure::Program { message, .. }) => {
+                    eprintln!("error: {message}");
+                    ExitCode::from(2)
+                }
+            };
+        }
         Command::Fuzz(input) => {
             // The generated programs recurse (chapter 18), and a debug
             // build's evaluators take deep frames.
@@ -144,7 +192,8 @@ fn main() -> ExitCode {
         Command::Dot(input) => Job::Print(input.arg, View::Dot),
         Command::Ir(input) => Job::Print(input.arg, View::Ir),
         Command::Eval(input) => Job::Eval(input.arg, input.loops, input.scheduled),
-        Command::Fuzz(_) => unreachable!("fuzz returned above"),
+        Command::Asm(input) => Job::Asm(input.target.clone()),
+        Command::Fuzz(_) | Command::Legal(_) => unreachable!("returned above"),
     };
     let worker = on_roomy_stack(move || {
         let result = job.run(chapter, &src, no_peephole);
@@ -221,6 +270,8 @@ enum Job {
     Print(Option<i64>, View),
     /// Run it with this `arg` and loop budget (by its schedule, if set).
     Eval(i64, usize, bool),
+    /// Compile it for a CPU and list the machine program.
+    Asm(TargetArgs),
 }
 
 /// How to show a compiled program.
@@ -261,6 +312,19 @@ impl Job {
                 };
                 Ok(Output {
                     stdout,
+                    stderr: None,
+                    show_graphs: compiled.show_graphs().to_vec(),
+                    status: 0,
+                })
+            }
+            Job::Asm(target) => {
+                let options = Options {
+                    arg: None,
+                    no_peephole,
+                };
+                let compiled = simple::assemble(chapter, src, &options, &target.cpu, &target.abi)?;
+                Ok(Output {
+                    stdout: compiled.asm().unwrap_or_default(),
                     stderr: None,
                     show_graphs: compiled.show_graphs().to_vec(),
                     status: 0,

@@ -343,7 +343,32 @@ pub fn legalize(g: &mut Graph, rules: &Rules) -> Result<Stats, Error> {
         }
     }
     stats.artifacts = combine_artifacts(g);
+    check_legal(g, rules)?;
     Ok(stats)
+}
+
+/// Every machine node left is legal as it stands: its rules say `Legal`
+/// without changing its types. (A rewrite that made an operation its own
+/// rules refuse would be a bug in the CPU's rules; this says which.)
+pub fn check_legal(g: &Graph, rules: &Rules) -> Result<(), Error> {
+    for n in g.ids() {
+        if g.is_dead(n) {
+            continue;
+        }
+        let Some(m) = mach(g, n) else { continue };
+        let q = Query::of(m);
+        match rules.decide(q) {
+            Ok((q2, Action::Legal)) if q2.ty == q.ty => {}
+            // A library call is what its rules asked for.
+            Ok((_, Action::Libcall(name))) if m.libcall == Some(name) => {}
+            Ok((_, a)) => {
+                let why = format!("{} is left {a:?} after legalization", describe(&q));
+                return Err(error_at(g, n, why));
+            }
+            Err(e) => return Err(error_at(g, n, e)),
+        }
+    }
+    Ok(())
 }
 
 /// The node with index `i` (ids count from 1).
