@@ -34,6 +34,7 @@ pub mod list_sched;
 pub mod mach;
 pub mod node;
 pub mod parser;
+pub mod pmap;
 pub mod types;
 
 pub use codegen::CodeGen;
