@@ -133,8 +133,9 @@ pub fn is_pinned(g: &Graph, n: NodeId) -> bool {
         // float, and an anti-dependence on a Store in the other arm can then
         // lift such a Load above its null check.)
         NodeKind::Cast { .. } => true,
-        // The shared 0 stays on Start; every other constant may sink.
-        NodeKind::Constant(_) => n == g.zero(),
+        // The shared 0 stays on Start; every other constant may sink. (A
+        // machine constant is code: it goes where it is used.)
+        NodeKind::Constant(_) => n == g.zero() && !matches!(g.kind(n), NodeKind::Mach(_)),
         _ => is_cfg(g, n),
     }
 }

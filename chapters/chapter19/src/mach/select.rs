@@ -384,3 +384,27 @@ pub fn ideal_ins(g: &Graph, n: NodeId) -> Vec<In> {
         .map(|d| d.map_or(In::None, In::Ideal))
         .collect()
 }
+
+/// The shape of an ideal load or store: memory size, sign-extension,
+/// type in memory, and the type of its ideal byte offset. The field's
+/// type is the struct's (or array's): a load's declared type is the value
+/// it gives, widened (an `u8` element loads as an `int`, an `f32` field
+/// as a double), which says nothing of the bytes it reads.
+pub fn access(g: &Graph, n: NodeId) -> (u8, bool, LType, Option<TypeId>) {
+    let (NodeKind::Load { name, declared, .. } | NodeKind::Store { name, declared, .. }) =
+        g.kind(n)
+    else {
+        unreachable!("a load or a store")
+    };
+    let field = g
+        .types
+        .pointee(g.ty(g.in_(n, 2)))
+        .and_then(|obj| Some(g.types.field_type(obj, g.types.field_index(obj, name)?)))
+        .unwrap_or(*declared);
+    let (size, signed, lt) = mem_shape(&g.types, field);
+    let off = match g.kind(n) {
+        NodeKind::Load { .. } => g.input(n, 3),
+        _ => g.input(n, 4),
+    };
+    (size, signed, lt, off.map(|o| g.ty(o)))
+}

@@ -27,7 +27,7 @@ use crate::cpu::x86_64::select::{call, division, new, widened};
 use crate::error::Error;
 use crate::graph::{Graph, NodeId};
 use crate::mach::select::{
-    base_of, ideal_ins, int_con, int_width, ltype, mem_shape, In, Made, Pattern,
+    access, base_of, ideal_ins, int_con, int_width, ltype, mem_shape, In, Made, Pattern,
 };
 use crate::mach::{Cond, LType, Mach, Op, Target};
 use crate::node::{BoolOp, NodeKind};
@@ -424,30 +424,6 @@ fn new_field_init(
         ty: g.ty(proj),
     });
     Some(Pattern::Nodes(nodes))
-}
-
-/// The shape of an ideal load or store: memory size, sign-extension,
-/// type in memory, and the type of its ideal byte offset. The field's
-/// type is the struct's (or array's): a load's declared type is the value
-/// it gives, widened (an `u8` element loads as an `int`, an `f32` field
-/// as a double), which says nothing of the bytes it reads.
-fn access(g: &Graph, n: NodeId) -> (u8, bool, LType, Option<TypeId>) {
-    let (NodeKind::Load { name, declared, .. } | NodeKind::Store { name, declared, .. }) =
-        g.kind(n)
-    else {
-        unreachable!("a load or a store")
-    };
-    let field = g
-        .types
-        .pointee(g.ty(g.in_(n, 2)))
-        .and_then(|obj| Some(g.types.field_type(obj, g.types.field_index(obj, name)?)))
-        .unwrap_or(*declared);
-    let (size, signed, lt) = mem_shape(&g.types, field);
-    let off = match g.kind(n) {
-        NodeKind::Load { .. } => g.input(n, 3),
-        _ => g.input(n, 4),
-    };
-    (size, signed, lt, off.map(|o| g.ty(o)))
 }
 
 /// The RISC-V address of memory operation `n`: a register and a 12-bit

@@ -28,7 +28,7 @@ use super::select::cond_of;
 use crate::graph::{Graph, NodeId};
 use crate::mach::legalize::{Action, RuleSet, Rules};
 use crate::mach::{add_mach, mach, Cond, Cpu, LType, Mach, Op};
-use crate::node::BoolOp;
+use crate::node::{BoolOp, NodeKind};
 use crate::types::Types;
 use LType::{Ptr, F32, F64, S16, S32, S64, S8};
 
@@ -114,13 +114,13 @@ fn rewrite(g: &mut Graph, n: NodeId, _action: Action) -> Result<NodeId, String> 
             Ok(add_mach(g, set, &[None, Some(flags)], g.ty(n)))
         }
         Op::FCmpSet(cond) => {
-            let (flags, cond) = float_compare(g, n, &m, cond, 1);
+            let (flags, cond) = float_compare(g, n, cond, 1);
             let set = Mach::new(m.role.clone(), Op::Set(cond), LType::S1);
             Ok(add_mach(g, set, &[None, Some(flags)], g.ty(n)))
         }
         Op::Branch(cond) => {
             let (flags, cond) = if m.ty[1].is_float() {
-                float_compare(g, n, &m, cond, 1)
+                float_compare(g, n, cond, 1)
             } else {
                 (compare(g, n, &m), cond)
             };
@@ -138,7 +138,9 @@ fn rewrite(g: &mut Graph, n: NodeId, _action: Action) -> Result<NodeId, String> 
 fn compare(g: &mut Graph, n: NodeId, m: &Mach) -> NodeId {
     let a = g.input(n, 1);
     let b = g.input(n, 2);
-    let role = m.role.clone();
+    // A comparison, whatever `n` was (a branch is control; its `cmp` is a
+    // value that global code motion places).
+    let role = NodeKind::Bool(BoolOp::Eq);
     match b {
         Some(b) => {
             let c = Mach::new(role, Op::Cmp, LType::S64).with_src(m.ty[1]);
@@ -157,7 +159,7 @@ fn compare(g: &mut Graph, n: NodeId, m: &Mach) -> NodeId {
 /// `first + 1` of `n`), and the condition to test on its flags so that
 /// NaN answers false: `<` and `<=` compare the other way round and ask
 /// "above" (unsigned), which unordered never is.
-fn float_compare(g: &mut Graph, n: NodeId, m: &Mach, cond: Cond, first: usize) -> (NodeId, Cond) {
+fn float_compare(g: &mut Graph, n: NodeId, cond: Cond, first: usize) -> (NodeId, Cond) {
     let (a, b) = (g.input(n, first), g.input(n, first + 1));
     let (x, y, cond) = match cond {
         Cond::Lt => (b, a, Cond::UGt),
@@ -166,7 +168,7 @@ fn float_compare(g: &mut Graph, n: NodeId, m: &Mach, cond: Cond, first: usize) -
         Cond::Ge => (a, b, Cond::UGe),
         c => (a, b, c),
     };
-    let c = Mach::new(m.role.clone(), Op::FCmp, LType::S64).with_src(LType::F64);
+    let c = Mach::new(NodeKind::BoolF(BoolOp::Eq), Op::FCmp, LType::S64).with_src(LType::F64);
     (add_mach(g, c, &[None, x, y], Types::BOTTOM), cond)
 }
 

@@ -24,7 +24,7 @@
 use crate::error::Error;
 use crate::graph::{Graph, NodeId};
 use crate::mach::select::{
-    base_of, ideal_ins, int_con, int_width, ltype, mem_shape, split_offset, In, Made, Pattern,
+    access, base_of, ideal_ins, int_con, int_width, ltype, mem_shape, split_offset, In, Made, Pattern,
 };
 use crate::mach::{Cond, LType, Mach, Op, Target};
 use crate::node::{BoolOp, NodeKind};
@@ -420,7 +420,7 @@ fn new_field_init(
         ty: g.ty(proj),
     }];
     let value = if mlt == LType::F32 {
-        let down = Mach::new(g.kind(proj).clone(), Op::FTrunc, LType::F32).with_src(LType::F64);
+        let down = Mach::new(NodeKind::RoundF32, Op::FTrunc, LType::F32).with_src(LType::F64);
         nodes.push(Made {
             kind: NodeKind::Mach(Box::new(down)),
             ins: vec![In::None, In::Ideal(init)],
@@ -470,20 +470,6 @@ pub fn new(g: &Graph, n: NodeId) -> Pattern {
         ins,
         g.ty(n),
     )
-}
-
-/// The shape of an ideal load or store: memory size, sign-extension,
-/// type in memory, and the type of its ideal byte offset.
-pub fn access(g: &Graph, n: NodeId) -> (u8, bool, LType, Option<TypeId>) {
-    let (NodeKind::Load { declared, .. } | NodeKind::Store { declared, .. }) = g.kind(n) else {
-        unreachable!("a load or a store")
-    };
-    let (size, signed, lt) = mem_shape(&g.types, *declared);
-    let off = match g.kind(n) {
-        NodeKind::Load { .. } => g.input(n, 3),
-        _ => g.input(n, 4),
-    };
-    (size, signed, lt, off.map(|o| g.ty(o)))
 }
 
 /// The x86 address of memory operation `n`: control (its own, or the
@@ -566,7 +552,7 @@ fn store(g: &Graph, n: NodeId) -> Pattern {
         return Pattern::one(m, vec![ctrl, mem, base, In::None, idx], g.ty(n));
     }
     if lt == LType::F32 {
-        let down = Mach::new(g.kind(n).clone(), Op::FTrunc, LType::F32).with_src(LType::F64);
+        let down = Mach::new(NodeKind::RoundF32, Op::FTrunc, LType::F32).with_src(LType::F64);
         return Pattern::Nodes(vec![
             Made {
                 kind: NodeKind::Mach(Box::new(down)),
