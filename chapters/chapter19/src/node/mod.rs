@@ -463,7 +463,7 @@ pub fn new_proj(g: &Graph, n: NodeId) -> bool {
 /// The name of projection `idx` of a New: the struct's name for the
 /// pointer (`S`, `int[]`), `$N` for the slice of alias class `N`.
 fn new_proj_label(g: &Graph, n: NodeId, idx: usize) -> String {
-    let NodeKind::New { ptr, first_alias } = *g.kind(g.in_(n, 0)) else {
+    let NodeKind::New { ptr, first_alias } = *g.role(g.in_(n, 0)) else {
         unreachable!("a projection of a New")
     };
     match idx {
