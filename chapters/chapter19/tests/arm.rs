@@ -906,6 +906,7 @@ fn rules_widen_scalar() {
     let (_, code) = selected_and_legal("return arg < 3;");
     let stats = code.legalized.clone().expect("legalized");
     assert_eq!(stats.retyped, 1, "{stats:?}");
+    assert_eval(&code, 2, "1");
 }
 
 #[test]
@@ -944,6 +945,8 @@ fn rules_lower() {
         "{after:?}"
     );
     assert_eq!(code.legalized.clone().expect("legalized").lowered, 2);
+    assert_eval(&code, 7, "2");
+    assert_eval(&code, 2, "0");
 }
 
 #[test]
@@ -954,6 +957,7 @@ fn rules_custom() {
     assert_action(Op::Int, LType::S64, LType::S64, Action::Custom);
     let (_, code) = selected_and_legal("return 305419896;");
     assert_eq!(code.legalized.clone().expect("legalized").custom, 1);
+    assert_eval(&code, 0, "305419896");
 }
 
 #[test]
@@ -961,6 +965,7 @@ fn rules_libcall() {
     assert_action(Op::New, LType::Ptr, LType::Ptr, Action::Libcall("calloc"));
     let code = arm("struct S { int a; }; return new S;");
     assert_eq!(code.legalized.clone().expect("legalized").libcalls, 1);
+    assert_eval(&code, 0, "S{a=0}");
     let g = &code.graph;
     let new = g
         .ids()
@@ -1162,11 +1167,13 @@ fn arithmetic_immediates() {
     // An add of a constant too wide is an add of a register.
     let code = assert_print("return arg + 4097;", "return (add,arg,4097);");
     assert_asm(&code, &["movz v, #0x1001", "add v, v, v"]);
+    assert_eval(&code, 1, "4098");
     let code = assert_print("return arg + 8192;", "return (addi,arg);");
     assert_asm(&code, &["add v, v, #2, lsl #12"]);
     assert_eval(&code, 1, "8193");
     let code = assert_print("return arg - 4095;", "return (addi,arg);");
     assert_asm(&code, &["sub v, v, #4095"]);
+    assert_eval(&code, 1, "-4094");
 }
 
 #[test]
@@ -1341,11 +1348,13 @@ fn logical_immediates_in_code() {
     assert_eval(&code, 0x1FF, "271");
     let code = assert_print("return arg | -6148914691236517206;", "return (ori,arg);");
     assert_asm(&code, &["orr v, v, #0xaaaaaaaaaaaaaaaa"]);
+    assert_eval(&code, 1, "-6148914691236517205");
     let code = assert_print("return arg ^ 5;", "return (xor,arg,5);");
     assert_asm(&code, &["movz v, #0x5", "eor v, v, v"]);
     assert_eval(&code, 1, "4");
     let code = assert_print("return arg & 4660;", "return (and,arg,4660);");
     assert_asm(&code, &["movz v, #0x1234", "and v, v, v"]);
+    assert_eval(&code, 0xFFFF, "4660");
 }
 
 // ---------------------------------------------------------------------------
@@ -1627,6 +1636,7 @@ fn extensions() {
     // Unsigned narrow types are masks: a bitmask immediate.
     let code = assert_print("u8 x = arg; return x;", "return (andi,arg);");
     assert_asm(&code, &["and v, v, #0xff"]);
+    assert_eval(&code, 300, "44");
     // Shifts that are no extension stay shifts.
     let code = assert_print("return (arg << 8) >> 7;", "return (asri,(lsli,arg));");
     assert_eval(&code, 1, "2");
