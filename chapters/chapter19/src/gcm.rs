@@ -986,8 +986,14 @@ impl Late {
             lca = self.find_anti_dep(g, s, lca, n, early);
         }
 
-        // Walk up to the early block, keeping the best place seen.
+        // Walk up to the early block, keeping the best place seen. (The
+        // flags stay where they are read: chapter 19.)
         let mut best = lca;
+        if crate::mach::sets_flags(g, n) {
+            self.late[i] = Some(best);
+            self.placed.push(n);
+            return;
+        }
         let stop_at = s.idom(g, early);
         let mut up = s.idom(g, lca);
         while up != stop_at {

@@ -118,7 +118,42 @@ pub fn block_order(g: &Graph, blk: NodeId) -> Vec<NodeId> {
         }
     }
     debug_assert_eq!(order.len(), members.len(), "every member is scheduled");
+    keep_flags_next_to_their_reader(g, blk, &mut order);
     order
+}
+
+/// Chapter 19: an operation that sets the flags goes right before the
+/// instruction that reads them (see `mach::sets_flags`): a `setcc` moves
+/// up to just after its compare (it reads nothing else), and a compare
+/// that a branch reads moves to the end of the block (after everything
+/// it could otherwise wait for, the branch being last).
+fn keep_flags_next_to_their_reader(g: &Graph, blk: NodeId, order: &mut Vec<NodeId>) {
+    let mut i = 0;
+    while i < order.len() {
+        let p = order[i];
+        if !crate::mach::sets_flags(g, p) || g.outputs(p).len() != 1 {
+            i += 1;
+            continue;
+        }
+        let reader = g.outputs(p)[0];
+        if is_cfg(g, reader) {
+            // The branch ending this block: the compare goes last.
+            if block_head_of(g, reader) == Some(blk) {
+                let p = order.remove(i);
+                order.push(p);
+                if i + 1 >= order.len() {
+                    break;
+                }
+                continue;
+            }
+        } else if let Some(j) = order.iter().position(|&x| x == reader) {
+            if j > i + 1 {
+                let r = order.remove(j);
+                order.insert(i + 1, r);
+            }
+        }
+        i += 1;
+    }
 }
 
 /// The ready set and what it needs to score.

@@ -470,9 +470,9 @@ fn test_alloc2() {
     assert_asm(
         &code,
         &[
+            "and v, v, #0x1",
             "add v, v, #8",
             "str v, [v, v, lsl #3]",
-            "and v, v, #0x1",
             "ldr v, [v, v, lsl #3]",
         ],
     );
@@ -509,10 +509,10 @@ fn test_array1() {
     assert_asm(
         &code,
         &[
-            "ldr v, [v, #32]",
             "ldr v, [v, #16]",
             "movz v, #0x3e8",
             "mul v, v, v",
+            "ldr v, [v, #32]",
         ],
     );
     assert_eval(&code, 10, "1006");

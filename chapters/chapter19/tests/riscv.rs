@@ -203,7 +203,7 @@ fn test_jig() {
 #[test]
 fn test_basic0() {
     let code = check("return 0;", "return 0;", &[(0, "0")]);
-    assert_eq!(code.asm(), "main:\n    ret\n\n");
+    assert_eq!(code.asm(), "main:\n    addi v5, zero, 0\n    ret\n\n");
 }
 
 #[test]

@@ -454,6 +454,14 @@ pub fn mach(g: &Graph, n: NodeId) -> Option<&Mach> {
     }
 }
 
+/// An operation whose result is the CPU's flags (x86, ARM): it must run
+/// right before the one instruction that reads them, as almost anything
+/// in between may change them. Global code motion keeps it in its user's
+/// block, and the local schedule next to its user.
+pub fn sets_flags(g: &Graph, n: NodeId) -> bool {
+    matches!(op(g, n), Some(Op::Cmp | Op::CmpI | Op::CmpMem | Op::FCmp))
+}
+
 /// The operation of node `n`, if it is a machine node.
 pub fn op(g: &Graph, n: NodeId) -> Option<Op> {
     mach(g, n).map(|m| m.op)

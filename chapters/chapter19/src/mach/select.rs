@@ -390,7 +390,7 @@ pub fn ideal_ins(g: &Graph, n: NodeId) -> Vec<In> {
 /// type is the struct's (or array's): a load's declared type is the value
 /// it gives, widened (an `u8` element loads as an `int`, an `f32` field
 /// as a double), which says nothing of the bytes it reads.
-pub fn access(g: &Graph, n: NodeId) -> (u8, bool, LType, Option<TypeId>) {
+pub fn access(g: &Graph, n: NodeId) -> (u8, bool, super::LType, Option<TypeId>) {
     let (NodeKind::Load { name, declared, .. } | NodeKind::Store { name, declared, .. }) =
         g.kind(n)
     else {

@@ -36,7 +36,7 @@ use crate::cpu::x86_64::select::{call, cond_of, copy, division, new, projection}
 use crate::error::Error;
 use crate::graph::{Graph, NodeId};
 use crate::mach::select::{
-    base_of, ideal_ins, int_con, int_width, ltype, mem_shape, split_offset, In, Made, Pattern,
+    access, base_of, ideal_ins, int_con, int_width, ltype, split_offset, In, Made, Pattern,
 };
 use crate::mach::{Cond, LType, Mach, Op, Target};
 use crate::node::{BoolOp, NodeKind};
@@ -485,29 +485,6 @@ fn address(g: &Graph, n: NodeId, m: &mut Mach, nodes: &mut Nodes) -> [In; 4] {
     let at = Mach::new(NodeKind::Add, Op::AddI, LType::Ptr).with_imm(o.disp);
     let b = nodes.push(at, vec![In::None, In::Ideal(base)], Types::BOTTOM);
     [ctrl, mem, b, In::Ideal(idx)]
-}
-
-/// The shape of an ideal load or store: memory size, sign-extension,
-/// type in memory, and the type of its ideal byte offset. The size is
-/// the field's as its struct declares it: a load's own type is wider (a
-/// `u8` element is loaded as an `int`), and reading 8 bytes for it
-/// would read its neighbours.
-pub fn access(g: &Graph, n: NodeId) -> (u8, bool, LType, Option<TypeId>) {
-    let (NodeKind::Load { name, declared, .. } | NodeKind::Store { name, declared, .. }) =
-        g.kind(n)
-    else {
-        unreachable!("a load or a store")
-    };
-    let field = g.types.pointee(g.ty(g.in_(n, 2))).and_then(|obj| {
-        let idx = g.types.field_index(obj, name)?;
-        Some(g.types.field_type(obj, idx))
-    });
-    let (size, signed, lt) = mem_shape(&g.types, field.unwrap_or(*declared));
-    let off = match g.kind(n) {
-        NodeKind::Load { .. } => g.input(n, 3),
-        _ => g.input(n, 4),
-    };
-    (size, signed, lt, off.map(|o| g.ty(o)))
 }
 
 /// A load (sign- or zero-extending a narrow integer); a 32-bit float is

@@ -24,7 +24,8 @@
 use crate::error::Error;
 use crate::graph::{Graph, NodeId};
 use crate::mach::select::{
-    access, base_of, ideal_ins, int_con, int_width, ltype, mem_shape, split_offset, In, Made, Pattern,
+    access, base_of, ideal_ins, int_con, int_width, ltype, mem_shape, split_offset, In, Made,
+    Pattern,
 };
 use crate::mach::{Cond, LType, Mach, Op, Target};
 use crate::node::{BoolOp, NodeKind};
@@ -277,17 +278,9 @@ fn branch(g: &Graph, n: NodeId) -> Pattern {
     let role = g.kind(n).clone();
     let ty = g.ty(n);
     let (ctrl, pred) = (g.in_(n, 0), g.in_(n, 1));
+    // (No memory operand here: the compare a branch reads goes last in
+    // its block, and a load must not be moved past the stores after it.)
     if let NodeKind::Bool(op) = g.kind(pred) {
-        let (flags, cond) = compare_flags(g, pred, *op);
-        if let Some(mut nodes) = flags {
-            let jcc = Mach::new(role, Op::Jcc(cond), LType::S64);
-            nodes.push(Made {
-                kind: NodeKind::Mach(Box::new(jcc)),
-                ins: vec![In::Ideal(ctrl), In::Made(nodes.len() - 1)],
-                ty,
-            });
-            return Pattern::Nodes(nodes);
-        }
         return compare_branch(g, n, g.in_(pred, 1), g.in_(pred, 2), cond_of(*op));
     }
     if let NodeKind::BoolF(op) = g.kind(pred) {
