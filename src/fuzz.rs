@@ -1334,6 +1334,22 @@ pub fn check(src: &str, chapter: u32) -> Result<(), String> {
         }
         results.push((name, run(&|a| code.eval(a, LOOP_BUDGET))));
     }
+    // Chapter 19 on: the optimized program compiles for every CPU (the
+    // legalizer checks that every operation it leaves is legal).
+    if chapter >= crate::FIRST_BACKEND_CHAPTER {
+        let options = Options {
+            arg: None,
+            no_peephole: false,
+        };
+        for (cpu, abi) in [("x86_64_v2", "SystemV"), ("riscv", "SystemV"), ("arm", "SystemV")] {
+            if let Err(e) = crate::assemble(chapter, src, &options, cpu, abi) {
+                let message = match e {
+                    Failure::Program { message, .. } | Failure::Usage(message) => message,
+                };
+                return Err(format!("{cpu}: {message}"));
+            }
+        }
+    }
     let (base_name, base) = &results[0];
     for (name, outcomes) in &results[1..] {
         for (i, (a, b)) in base.iter().zip(outcomes).enumerate() {
