@@ -1341,7 +1341,11 @@ pub fn check(src: &str, chapter: u32) -> Result<(), String> {
             arg: None,
             no_peephole: false,
         };
-        for (cpu, abi) in [("x86_64_v2", "SystemV"), ("riscv", "SystemV"), ("arm", "SystemV")] {
+        for (cpu, abi) in [
+            ("x86_64_v2", "SystemV"),
+            ("riscv", "SystemV"),
+            ("arm", "SystemV"),
+        ] {
             if let Err(e) = crate::assemble(chapter, src, &options, cpu, abi) {
                 let message = match e {
                     Failure::Program { message, .. } | Failure::Usage(message) => message,

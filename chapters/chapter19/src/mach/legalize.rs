@@ -493,3 +493,212 @@ fn kind_of(a: Action) -> String {
         Action::Unsupported => "unsupported".into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The engine on a rule table of its own, so that every kind of rule
+    //! and action is seen at work whatever the CPUs happen to need.
+    use super::*;
+    use crate::mach::{add_mach, Cpu, LType::*};
+    use crate::types::Types;
+
+    /// A made-up CPU: adds of 32 and 64 bits; narrower adds widen, wider
+    /// types narrow (there are none wider than 64, so a `Ptr` add is
+    /// narrowed to 64 to show the rule); shifts clamp their count type;
+    /// multiplies lower to shifts and adds (here: to an add of the operand
+    /// with itself, a stand-in); divisions are custom, `New` a library
+    /// call, `Lui` unsupported.
+    fn rules() -> Rules {
+        Rules {
+            cpu: Cpu::Riscv,
+            sets: vec![
+                RuleSet::of(&[Op::Add])
+                    .legal_for(&[S32, S64])
+                    .widen_scalar(0, S32)
+                    .narrow_scalar(0, S64),
+                RuleSet::of(&[Op::Shl])
+                    .clamp_scalar(1, S8, S32)
+                    .legal_for_pairs(&[(S64, S8), (S64, S16), (S64, S32)]),
+                RuleSet::of(&[Op::Sub]).min_scalar(0, S64).legal_for(&[S64]),
+                RuleSet::of(&[Op::Mul]).lower(),
+                RuleSet::of(&[Op::Div]).custom(),
+                RuleSet::of(&[Op::New]).libcall("calloc"),
+                RuleSet::of(&[Op::Trunc, Op::AnyExt, Op::Int]).always_legal(),
+                RuleSet::of(&[Op::Lui]).unsupported(),
+            ],
+            rewrite: |g, n, action| {
+                let m = mach(g, n).expect("a machine node").clone();
+                let a = g.input(n, 1);
+                // Both `lower` and `custom` make an add of input 1 with
+                // itself, of the node's type.
+                let add = Mach::new(m.role.clone(), Op::Add, m.ty[0]);
+                let _ = action;
+                Ok(add_mach(g, add, &[None, a, a], g.ty(n)))
+            },
+        }
+    }
+
+    fn q(op: Op, t0: LType, t1: LType) -> Query {
+        Query {
+            op,
+            ty: [t0, t1],
+            mem_size: 0,
+        }
+    }
+
+    #[test]
+    fn every_kind_of_rule_decides() {
+        let r = rules();
+        let decide = |op, t0, t1| r.decide(q(op, t0, t1));
+        assert_eq!(
+            decide(Op::Add, S64, S64),
+            Ok((q(Op::Add, S64, S64), Action::Legal))
+        );
+        // widen_scalar, then the rules again from the top: legal.
+        assert_eq!(
+            decide(Op::Add, S8, S8),
+            Ok((q(Op::Add, S32, S8), Action::Legal))
+        );
+        // min_scalar.
+        assert_eq!(
+            decide(Op::Sub, S16, S16),
+            Ok((q(Op::Sub, S64, S16), Action::Legal))
+        );
+        // clamp_scalar on type index 1, both ways.
+        assert_eq!(
+            decide(Op::Shl, S64, S1),
+            Ok((q(Op::Shl, S64, S8), Action::Legal))
+        );
+        assert_eq!(
+            decide(Op::Shl, S64, S64),
+            Ok((q(Op::Shl, S64, S32), Action::Legal))
+        );
+        assert_eq!(decide(Op::Mul, S64, S64).map(|d| d.1), Ok(Action::Lower));
+        assert_eq!(decide(Op::Div, S64, S64).map(|d| d.1), Ok(Action::Custom));
+        assert_eq!(
+            decide(Op::New, Ptr, Ptr).map(|d| d.1),
+            Ok(Action::Libcall("calloc"))
+        );
+        assert_eq!(
+            decide(Op::Lui, S64, S64),
+            Err("riscv cannot do Lui s64".into())
+        );
+        // No rule set at all, or a rule list that runs out.
+        assert_eq!(
+            decide(Op::Xor, S64, S64),
+            Err("riscv cannot do Xor s64".into())
+        );
+        assert_eq!(
+            decide(Op::Shl, S1, S8),
+            Err("riscv cannot do Shl s1 <- s8".into())
+        );
+    }
+
+    #[test]
+    fn narrow_scalar_narrows_a_wide_type() {
+        // A rule list whose only way to legal is down.
+        let r = Rules {
+            cpu: Cpu::Arm,
+            sets: vec![RuleSet::of(&[Op::And])
+                .narrow_scalar(0, S32)
+                .legal_for(&[S32])],
+            rewrite: |_, n, _| Ok(n),
+        };
+        assert_eq!(
+            r.decide(q(Op::And, S64, S64)),
+            Ok((q(Op::And, S32, S64), Action::Legal))
+        );
+    }
+
+    #[test]
+    fn rewrites_are_legalized_from_the_top_and_artifacts_go() {
+        let mut g = Graph::new();
+        let start = g.add_node(
+            NodeKind::Start {
+                args: Types::BOTTOM,
+            },
+            vec![],
+        );
+        g.set_start(start);
+        let int = |g: &mut Graph, v: i64| {
+            let m = Mach::new(NodeKind::Constant(Types::BOTTOM), Op::Int, S64).with_imm(v);
+            add_mach(g, m, &[Some(start)], Types::BOTTOM)
+        };
+        let a = int(&mut g, 3);
+        // A multiply (lowered), a division (custom), an 8-bit add (made
+        // 32-bit), a truncation (an artifact).
+        let mul = add_mach(
+            &mut g,
+            Mach::new(NodeKind::Mul, Op::Mul, S64),
+            &[None, Some(a), Some(a)],
+            Types::BOTTOM,
+        );
+        let div = add_mach(
+            &mut g,
+            Mach::new(NodeKind::Div, Op::Div, S64),
+            &[None, Some(mul), Some(a)],
+            Types::BOTTOM,
+        );
+        let narrow = add_mach(
+            &mut g,
+            Mach::new(NodeKind::Add, Op::Add, S8),
+            &[None, Some(div), Some(a)],
+            Types::BOTTOM,
+        );
+        let trunc = add_mach(
+            &mut g,
+            Mach::new(NodeKind::Add, Op::Trunc, S32).with_src(S64),
+            &[None, Some(narrow)],
+            Types::BOTTOM,
+        );
+        let keep = g.add_node(NodeKind::Return, vec![None, None, Some(trunc)]);
+        let stats = legalize(&mut g, &rules()).expect("all legal");
+        assert_eq!(
+            stats,
+            Stats {
+                legal: 5,
+                retyped: 1,
+                lowered: 1,
+                custom: 1,
+                libcalls: 0,
+                artifacts: 1
+            }
+        );
+        // The Return now reads the add, which was widened to 32 bits.
+        let add = g.in_(keep, 2);
+        assert_eq!(mach(&g, add).map(|m| (m.op, m.ty[0])), Some((Op::Add, S32)));
+        assert!(check_legal(&g, &rules()).is_ok());
+    }
+
+    #[test]
+    fn an_operation_no_rule_makes_legal_is_an_error() {
+        let mut g = Graph::new();
+        let start = g.add_node(
+            NodeKind::Start {
+                args: Types::BOTTOM,
+            },
+            vec![],
+        );
+        g.set_start(start);
+        add_mach(
+            &mut g,
+            Mach::new(NodeKind::Add, Op::Lui, S64),
+            &[None],
+            Types::BOTTOM,
+        );
+        let e = legalize(&mut g, &rules()).expect_err("no Lui");
+        assert_eq!(e.message, "riscv cannot do Lui s64");
+    }
+
+    #[test]
+    fn every_cpu_keeps_the_minimum_rules() {
+        for cpu in Cpu::ALL {
+            assert_eq!(
+                minimum_rules_hold(&crate::cpu::rules(cpu)),
+                Ok(()),
+                "{}",
+                cpu.name()
+            );
+        }
+    }
+}
