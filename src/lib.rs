@@ -237,6 +237,7 @@ pub fn assemble(
             "asm needs the optimizer: selection runs on the optimized graph".into(),
         ));
     }
+    check_target(cpu, abi)?;
     let mut driver = chapters::driver(chapter, src, options).ok_or_else(|| {
         Failure::Usage(format!(
             "there is no chapter {chapter}: chapters 1 to {LATEST} exist"
@@ -269,4 +270,25 @@ pub fn legal_rules(chapter: u32, cpu: &str) -> Result<String, Failure> {
     driver
         .legal_rules(cpu)
         .unwrap_or_else(|| Err(Failure::Usage(format!("chapter {chapter} has no backend"))))
+}
+
+/// The CPUs and calling conventions the backend knows: `x86_64_v2` with
+/// `SystemV` or `Win64`, `riscv` and `arm` with `SystemV`. A name it does
+/// not know is a bad command line.
+pub fn check_target(cpu: &str, abi: &str) -> Result<(), Failure> {
+    if !["x86_64_v2", "riscv", "arm"].contains(&cpu) {
+        return Err(Failure::Usage(format!(
+            "unknown CPU '{cpu}': the CPUs are x86_64_v2, riscv and arm"
+        )));
+    }
+    match abi {
+        "SystemV" => Ok(()),
+        "Win64" if cpu == "x86_64_v2" => Ok(()),
+        "Win64" => Err(Failure::Usage(format!(
+            "{cpu} has no Win64 calling convention"
+        ))),
+        _ => Err(Failure::Usage(format!(
+            "unknown ABI '{abi}': the ABIs are SystemV and Win64"
+        ))),
+    }
 }

@@ -174,6 +174,8 @@ fn every_command_has_help() {
         &["ir", "--help"],
         &["eval", "--help"],
         &["fuzz", "--help"],
+        &["asm", "--help"],
+        &["legal", "--help"],
     ] {
         let out = simple(args);
         assert_eq!(out.status.code(), Some(0), "{args:?}");
@@ -323,4 +325,63 @@ fn a_possible_null_dereference_is_a_program_error() {
         stderr(&out)
     );
     assert!(stderr(&out).contains("1:"), "{}", stderr(&out));
+}
+
+#[test]
+fn asm_lists_the_machine_program_for_each_cpu() {
+    let src = "return arg+1;";
+    let x86 = simple(&["asm", "-e", src]);
+    assert_eq!(x86.status.code(), Some(0), "{}", stderr(&x86));
+    assert!(stdout(&x86).starts_with("main:\n"), "{}", stdout(&x86));
+    assert!(stdout(&x86).contains("add v"), "{}", stdout(&x86));
+    let riscv = simple(&["asm", "--cpu", "riscv", "-e", src]);
+    assert!(stdout(&riscv).contains("addi v"), "{}", stdout(&riscv));
+    let arm = simple(&["asm", "--cpu", "arm", "-e", src]);
+    assert!(stdout(&arm).contains("add v"), "{}", stdout(&arm));
+    assert!(stdout(&arm).contains("#1"), "{}", stdout(&arm));
+    let win = simple(&["asm", "--abi", "Win64", "-e", src]);
+    assert_eq!(win.status.code(), Some(0));
+}
+
+#[test]
+fn asm_refuses_what_it_cannot_do() {
+    let src = "return arg;";
+    let bad_cpu = simple(&["asm", "--cpu", "z80", "-e", src]);
+    assert_eq!(bad_cpu.status.code(), Some(2));
+    assert!(
+        stderr(&bad_cpu).contains("unknown CPU 'z80'"),
+        "{}",
+        stderr(&bad_cpu)
+    );
+    let bad_abi = simple(&["asm", "--cpu", "riscv", "--abi", "Win64", "-e", src]);
+    assert!(
+        stderr(&bad_abi).contains("riscv has no Win64"),
+        "{}",
+        stderr(&bad_abi)
+    );
+    assert_eq!(bad_abi.status.code(), Some(2));
+    let old = simple(&["asm", "--chapter", "18", "-e", src]);
+    assert_eq!(old.status.code(), Some(2));
+    assert!(
+        stderr(&old).contains("asm needs chapter 19"),
+        "{}",
+        stderr(&old)
+    );
+    let syntax = simple(&["asm", "-e", "return 1+;"]);
+    assert_eq!(syntax.status.code(), Some(1));
+}
+
+#[test]
+fn legal_prints_a_cpus_rules() {
+    let out = simple(&["legal", "--cpu", "riscv"]);
+    assert_eq!(out.status.code(), Some(0));
+    let table = stdout(&out);
+    assert!(
+        table.starts_with("legalization rules for riscv\n"),
+        "{table}"
+    );
+    assert!(table.contains("libcall(calloc)"), "{table}");
+    let bad = simple(&["legal", "--cpu", "z80"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert_eq!(simple(&["legal", "--chapter", "18"]).status.code(), Some(2));
 }
