@@ -10,6 +10,10 @@
 //! quadratic printer) shows here as a time per statement that climbs with
 //! the size.
 //!
+//! The groups `asm-<cpu>` time `simple asm` (chapter 19 on) for each CPU
+//! on the loop-heavy, struct-heavy and many-functions shapes at 1k and
+//! 100k statements.
+//!
 //! A second set of groups, `guards-<command>`, times each command with
 //! chapters 17 and 18 on the loop-heavy shape at 1k and 100k statements:
 //! chapter 17's guard stack, copied whole at every `if` and loop while the
@@ -23,7 +27,7 @@
 //! ```
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use simple::{compile, evaluate, Options, DEFAULT_LOOPS, LATEST};
+use simple::{assemble, compile, evaluate, Options, DEFAULT_LOOPS, LATEST};
 
 #[allow(dead_code)] // the compiler-core benchmarks use `compile_schedule`
 mod programs;
@@ -71,6 +75,14 @@ fn eval_scheduled(chapter: u32, src: &str) -> usize {
     run(chapter, src, true)
 }
 
+/// Chapter 19 on: `simple asm`, selection, legalization and scheduling
+/// for `cpu`, then the listing.
+fn asm(chapter: u32, src: &str, cpu: &str) -> usize {
+    let code = assemble(chapter, src, &Options::default(), cpu, "SystemV")
+        .expect("generated programs compile for every CPU");
+    code.asm().expect("the chapter has a backend").len()
+}
+
 /// The chapters whose guard stack the `guards-<command>` groups watch.
 const GUARD_CHAPTERS: [u32; 2] = [17, 18];
 
@@ -100,6 +112,25 @@ fn bench(c: &mut Criterion) {
                 group.throughput(Throughput::Elements(n as u64));
                 group.bench_with_input(BenchmarkId::new(shape, n), &src, |b, src| {
                     b.iter(|| run(LATEST, src))
+                });
+            }
+        }
+        group.finish();
+    }
+    // `simple asm` for each CPU on the shapes the backend cares about:
+    // loops, structs and calls.
+    for cpu in ["x86_64_v2", "riscv", "arm"] {
+        let mut group = c.benchmark_group(format!("asm-{cpu}"));
+        group.sample_size(10);
+        for &(shape, generate) in &shapes {
+            if !["loop-heavy", "struct-heavy", "many-functions"].contains(&shape) {
+                continue;
+            }
+            for n in [1_000, 100_000] {
+                let src = generate(n, LATEST);
+                group.throughput(Throughput::Elements(n as u64));
+                group.bench_with_input(BenchmarkId::new(shape, n), &src, |b, src| {
+                    b.iter(|| asm(LATEST, src, cpu))
                 });
             }
         }
