@@ -53,7 +53,7 @@ else {
 return x;
 ",
     );
-    assert_eq!(code.print(), "return Phi(Region,(arg*2),(Mul+1));");
+    assert_eq!(code.print(), "return Phi(Region,(arg<<1),(Shl+1));");
     schedule(&mut code);
     assert_shows(&code, 1, 1000, "2");
     assert_shows(&code, 11, 1000, "23");
