@@ -781,12 +781,11 @@ impl<'a> Parser<'a> {
         self.graph.unkeep(if_true);
         scope::add_guards(&mut self.graph, self.scope, if_true, Some(pred), false);
         self.graph.unkeep(pred);
-        // Chapter 18: the loop's value is its body's, as seen after it.
-        let zero = self.graph.zero();
-        // A body that never runs makes no value to miss after the loop.
-        let never_runs = self.graph.ty(self.ctrl()) == Types::XCTRL;
-        let body = self.parse_statement()?.unwrap_or(zero);
-        self.graph.keep(body);
+        // Chapter 19: a loop's value is 0, whatever its body's (chapter 18
+        // took the body's, as seen after the loop).
+        if let Some(body) = self.parse_statement()? {
+            self.discard(body);
+        }
         scope::remove_guards(&mut self.graph, self.scope, if_true);
 
         // The end of the body and every continue form the back edge.
@@ -822,54 +821,7 @@ impl<'a> Parser<'a> {
             *top = exit;
         }
         self.scope = exit;
-        self.graph.unkeep(body);
-        if self.graph.is_dead(body) || !(never_runs || self.seen_after_loop(body, head_ctrl)) {
-            return Ok(zero);
-        }
-        Ok(self.peep(body))
-    }
-
-    /// Chapter 18: a loop's value is its body's, but only where that value
-    /// exists after the loop: made before the loop (its node is older than
-    /// the loop head), a constant, a phi of the loop head, or a pure
-    /// operation on such values. A value computed in the body alone (`j+1`
-    /// of an inner loop that may not run) has no value after the loop, and
-    /// the loop's value is then 0. (Simple takes it anyway, and its
-    /// schedule then reads a value never computed.)
-    fn seen_after_loop(&self, v: NodeId, head: NodeId) -> bool {
-        let g = &self.graph;
-        // A walk of at most a few dozen nodes, each once: a larger
-        // expression counts as not seen (its loop's value is then 0).
-        let mut seen = FxHashSet::default();
-        let mut work = vec![v];
-        while let Some(x) = work.pop() {
-            if !seen.insert(x) {
-                continue;
-            }
-            if seen.len() > 64 {
-                return false;
-            }
-            // A value never produced (dead code) is no value to miss.
-            if x < head || matches!(g.kind(x), NodeKind::Constant(_)) || g.types.is_high(g.ty(x)) {
-                continue;
-            }
-            if matches!(g.kind(x), NodeKind::Phi { .. }) {
-                if g.input(x, 0) != Some(head) {
-                    return false;
-                }
-                continue;
-            }
-            let pure = g.input(x, 0).is_none()
-                && !matches!(
-                    g.kind(x),
-                    NodeKind::Load { .. } | NodeKind::Proj { .. } | NodeKind::Cast { .. }
-                );
-            if !pure {
-                return false;
-            }
-            work.extend((1..g.n_ins(x)).filter_map(|i| g.input(x, i)));
-        }
-        true
+        Ok(self.graph.zero())
     }
 
     /// Skips a `for` loop's next expression, up to the `)` that closes the

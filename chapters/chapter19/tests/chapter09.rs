@@ -272,7 +272,7 @@ while(0==1) while(v0)
         v0=1+v0;
 ",
     );
-    assert_eq!(code.print(), "return ~int;");
+    assert_eq!(code.print(), "return 0;");
 }
 
 #[test]

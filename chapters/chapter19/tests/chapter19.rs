@@ -554,3 +554,20 @@ fn test_mul_by_minus_one_is_not_zero() {
         &[(5, "-5"), (-7, "7"), (0, "0")],
     );
 }
+
+/// A loop's value is 0 now: a function (here `main`) that falls off its
+/// end after a loop returns 0, not the body's last value (chapter 18
+/// returned `i`'s value after the loop here).
+#[test]
+fn test_loop_value_is_zero() {
+    check(
+        "int i = arg; while (i < 10) i = i + 1;",
+        "return 0;",
+        &[(0, "0"), (15, "0")],
+    );
+    check(
+        "val f = { int x -> for (int j = 0; j < x; j++) x = x - 1; };\nreturn f(arg) + 5;",
+        "return 5;",
+        &[(3, "5")],
+    );
+}
