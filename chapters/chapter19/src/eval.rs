@@ -103,7 +103,8 @@ pub enum Value {
     Omitted {
         name: String,
     },
-    /// Chapter 18: a function value, shown as its type prints (`{ sq}`).
+    /// Chapter 18: a function value, shown as its type prints (chapter
+    /// 19: `{ int -> int #1}`, no longer the function's name).
     Fun(String),
 }
 
@@ -177,10 +178,10 @@ impl PartialEq for Value {
 impl Eq for Value {}
 
 impl fmt::Display for Value {
-    /// Simple's chapter 18 form (its `Eval2`), all on one line: `S{a=0,p=null}`,
+    /// Simple's chapter 19 form (its `Eval2`), all on one line: `S{a=0,p=null}`,
     /// an array as its element type and elements, `int[ 1,2,3]`, an array
-    /// of `u8` as its characters, a function as its type, `{ sq}`; an
-    /// object met again is `$cyclic`.
+    /// of `u8` as its characters, a function as its type, `{ int -> int
+    /// #1}`; an object met again is `$cyclic`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Value::Int(v) => write!(f, "{v}"),

@@ -1476,8 +1476,9 @@ impl Types {
         }
     }
 
-    /// Chapter 18: `{ int flt -> int #1}`, or `{ sq}` for a single named
-    /// function; `~` before a high one, `?` after one that may be null.
+    /// Chapter 18: `{ int flt -> int #1}`; `~` before a high one, `?`
+    /// after one that may be null. (Chapter 19: a named function's type
+    /// no longer prints as its name, `{ sq}`; a constant does.)
     fn print_fun_ptr(&self, id: TypeId, out: &mut String) {
         let Type::FunPtr {
             sig,
@@ -1494,24 +1495,20 @@ impl Types {
             out.push('~');
         }
         out.push_str("{ ");
-        if let Some(name) = self.fun_name(id) {
-            out.push_str(name);
+        for &arg in self.tuple_elems(sig) {
+            self.print(arg, out);
+            out.push(' ');
+        }
+        out.push_str("-> ");
+        self.print(ret, out);
+        out.push_str(" #");
+        if high {
+            out.push('~');
+        }
+        if high {
+            fidxs.complement().print(out);
         } else {
-            for &arg in self.tuple_elems(sig) {
-                self.print(arg, out);
-                out.push(' ');
-            }
-            out.push_str("-> ");
-            self.print(ret, out);
-            out.push_str(" #");
-            if high {
-                out.push('~');
-            }
-            if high {
-                fidxs.complement().print(out);
-            } else {
-                fidxs.print(out);
-            }
+            fidxs.print(out);
         }
         out.push('}');
         if nil == 0 || nil == 3 {
@@ -1935,12 +1932,16 @@ mod tests {
                 }
             }
         }
-        // Two functions of one signature make a set of two; a name shows
-        // only on one function's own type.
+        // Two functions of one signature make a set of two. A name shows
+        // only on one function's own type, and (chapter 19) not in how
+        // the type prints.
         let both = t.meet(fun1, fun2);
         assert_eq!(t.to_string(both), "{ int -> int #b110}");
+        let shown = t.to_string(fun1);
         t.set_fun_name(fun1, "sq");
-        assert_eq!(t.to_string(fun1), "{ sq}");
+        assert_eq!(t.fun_name(fun1), Some("sq"));
+        assert_eq!(t.fun_name(both), None);
+        assert_eq!(t.to_string(fun1), shown);
         assert_eq!(t.to_string(Types::FUN_BOT), "{ -> Bot #ALL}?");
         assert_eq!(t.to_string(Types::RPC_BOT), "$[ALL]");
         assert_eq!(t.to_string(rpc2), "$[2]");

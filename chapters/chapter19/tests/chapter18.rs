@@ -6,8 +6,8 @@
 //! Java, a test parses and optimizes (`code.parse().opto()`), sometimes
 //! also type checks and schedules, compares the printed program, then runs
 //! Java's evaluator `Eval2`, which shows the returned value as text (a
-//! function as `{ sq}`, a timeout as Java's `null`). Both of our
-//! evaluators must agree with it: `eval`, which walks the graph, and
+//! function as its type, `{ int -> int #1}`, a timeout as Java's `null`).
+//! Both of our evaluators must agree with it: `eval`, which walks the graph, and
 //! `eval_scheduled`, which runs the schedule and keeps a frame per call.
 //! All 22 of the Java's tests are here, in its order; the two it ignores
 //! are named in comments.
@@ -144,7 +144,7 @@ return sq;
         "Stop[ return { sq}; return (Parm_x(sq,int)*x); ]"
     );
     schedule(&mut code);
-    assert_shows(&code, 3, "{ sq}");
+    assert_shows(&code, 3, "{ int -> int #1}");
 }
 
 #[test]
@@ -825,7 +825,7 @@ val r14 = { int n15, int n16, int n17 ->
         // optimizer meets the calls changes: `m5` is inlined into `m4`.)
         "Stop[ return { r14}; return 0; return (m4( ((Parm_n6(m4,int,Sub)-1)-1),((((n6+3)&1)&(!(Sub<<1)))*(And<Phi(Loop,n6,9))))^1); return Phi(Region,(Parm_n15(r14,int,(n15-1))<<6),(r14( Sub,Parm_n16(r14,int,n16),((Parm_n17(r14,int,EQ)<n15)==(1>>Phi(Region,(n15<n17),n17))))^8)); ]"
     );
-    assert_shows(&code, 0, "{ r14}");
+    assert_shows(&code, 0, "{ int int int -> int #1}");
 }
 
 /// Found by `simple fuzz --chapter 18`: a function inlined at a call that

@@ -1058,7 +1058,7 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
             NodeKind::Start { .. } => out.push_str("Start"),
             NodeKind::Stop => stop::print(g, n, out),
             NodeKind::Return => return_::print(g, n, out),
-            NodeKind::Constant(t) => g.types.print(*t, out),
+            NodeKind::Constant(t) => constant::print(g, *t, out),
             NodeKind::Add => print_binary(g, n, "+", out),
             NodeKind::Sub => print_binary(g, n, "-", out),
             NodeKind::Mul => print_binary(g, n, "*", out),
