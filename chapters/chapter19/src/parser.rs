@@ -1704,8 +1704,10 @@ impl<'a> Parser<'a> {
             let dead = self.graph.ty(self.ctrl()) == Types::XCTRL;
             if !dead && !self.graph.types.is_ptr(t) && t != Types::NULL {
                 let shown = self.graph.types.str(t);
+                // Chapter 19: `#` and `[` want an array.
+                let wanted = if access == "." { "reference" } else { "array" };
                 return Err(Error::new(
-                    format!("Expected reference but got {shown}"),
+                    format!("Expected {wanted} but found {shown}"),
                     dot,
                 ));
             }

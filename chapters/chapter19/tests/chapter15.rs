@@ -400,8 +400,8 @@ fn array_errors() {
         ("return new int;", "Cannot allocate a int"),
         ("return new u8;", "Cannot allocate a u8"),
         ("return new int[];", "Unknown struct type '[int]'"),
-        ("int x = 3;\nreturn x#;", "Expected reference but got 3"),
-        ("int x = 3;\nreturn x[0];", "Expected reference but got 3"),
+        ("int x = 3;\nreturn x#;", "Expected array but found 3"),
+        ("int x = 3;\nreturn x[0];", "Expected array but found 3"),
         (
             "struct S { int x; };\nS !s = new S;\nreturn s#;",
             "Accessing unknown field '#' from '*S'",

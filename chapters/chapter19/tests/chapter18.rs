@@ -457,7 +457,7 @@ fn test_struct_and_function_pointers_meet_at_nptr() {
     assert_shows(&code, 3, "1");
     assert_eq!(
         error(&format!("{src}return p.x;")),
-        "Expected reference but got nptr"
+        "Expected reference but found nptr"
     );
 }
 

@@ -571,3 +571,34 @@ fn test_loop_value_is_zero() {
         &[(3, "5")],
     );
 }
+
+/// The message of the error that `code.parse().opto().typeCheck()` gives.
+fn error(src: &str) -> String {
+    let mut code = CodeGen::new(src);
+    match code
+        .parse()
+        .and_then(|c| c.opto())
+        .and_then(|c| c.type_check())
+    {
+        Ok(c) => panic!("{src:?} compiled to {:?}", c.print()),
+        Err(e) => e.message,
+    }
+}
+
+/// `#` and `[]` of a non-pointer want an array, `.` a reference (chapter
+/// 18 said `Expected reference but got 3` for all three).
+#[test]
+fn test_expected_array_or_reference() {
+    assert_eq!(
+        error("int x = 3;\nreturn x#;"),
+        "Expected array but found 3"
+    );
+    assert_eq!(
+        error("int x = 3;\nreturn x[0];"),
+        "Expected array but found 3"
+    );
+    assert_eq!(
+        error("int x = 3;\nreturn x.y;"),
+        "Expected reference but found 3"
+    );
+}
