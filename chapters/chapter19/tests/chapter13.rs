@@ -250,7 +250,7 @@ fn test_check_null() {
 struct I {int i;};
 struct P { I? pi; };
 P !p1 = new P;
-P p2 = new P;
+P !p2 = new P;
 p2.pi = new I;
 p2.pi.i = 2;
 if (arg) p1 = new P;

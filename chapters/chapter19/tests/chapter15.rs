@@ -538,19 +538,23 @@ fn a_store_out_of_bounds_faults_though_nothing_reads_it() {
     assert_faults(&code, 1, "Array index 1 out of bounds for length 1");
 }
 
-/// `testBasic6`, ignored in the Java (which would expect
-/// `return Phi(Region,Phi(Region,.y,1.2),1.2);`): `iss[arg]` is
-/// loaded afresh inside the `if` that tested it, and a load knows nothing
-/// of that test, so the element may be null there. Ours says so.
+/// `testBasic6` (chapter 19: no longer ignored in the Java, and `iss` is
+/// mutable). Inside `if( iss[arg] )`, `iss[arg]` is loaded again under
+/// the test: the same load, under control the first one dominates, so it
+/// is the first (chapter 19), which the test's guard knows is not null.
+/// Java's evaluator has no range checks and fails with its host's
+/// message (`Index 10 out of bounds for length 2`); ours reports the
+/// index.
 #[test]
 fn test_basic6() {
-    let src = "\
+    let mut code = parse_opto(
+        "\
 struct S { int x; flt y; };
 // A new S
 S !s = new S; s.x=99; s.y = 3.14;
 
 // Double-d array of Ss.  Fill in one row.
-S?[]?[] iss = new S?[]?[2];
+S?[]?[] !iss = new S?[]?[2];
 iss[0] = new S?[7];
 iss[0][2] = s;
 
@@ -559,11 +563,12 @@ flt rez = 1.2;
 if( iss[arg] )
     if( iss[arg][2] )
         rez = iss[arg][2].y;
-return rez;
-";
-    // Both loads of `iss[arg][2]` may be null; the walk from Stop meets the
-    // `.y` first (chapter 15 reported the `[]` first in the source).
-    assert_eq!(error(src), "Might be null accessing 'y'");
+return rez;",
+    );
+    schedule(&mut code);
+    assert_eq!(code.print(), "return Phi(Region,Phi(Region,.y,1.2),1.2);");
+    assert_shows(&code, 0, LOOPS, "3.14");
+    assert_faults(&code, 10, "Array index 10 out of bounds for length 2");
 }
 
 // Chapter 16's new tests of this class.

@@ -85,6 +85,9 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         let value = g.in_(mem, 3);
         return Some(cast_ro(g, n, value));
     }
+    if let Some(earlier) = earlier_load(g, n, mem, off) {
+        return Some(earlier);
+    }
     if let Some(found) = look_past(g, n, mem, ptr, off) {
         // Moving past a memory Phi can free a dead cycle through it (a
         // loop storing only what this load read): the load dies with it.
@@ -215,6 +218,58 @@ fn defined_above(g: &mut Graph, ptr: NodeId, region: NodeId) -> bool {
         c = super::idom(g, x);
     }
     false
+}
+
+/// Chapter 19: another load of the same place (same memory, pointer and
+/// offset) under control that dominates this one's reads the same value,
+/// and already has it: `if (a[i]) a[i].x` loads `a[i]` once. Only loads
+/// with control, an array's elements, take part.
+fn earlier_load(g: &mut Graph, n: NodeId, mem: NodeId, off: Option<NodeId>) -> Option<NodeId> {
+    let ctrl = g.input(n, 0)?;
+    let ptr = g.in_(n, 2);
+    for i in 0..g.outputs(mem).len() {
+        let ld = g.outputs(mem)[i];
+        if ld == n
+            || !matches!(g.kind(ld), NodeKind::Load { .. })
+            || g.input(ld, 1) != Some(mem)
+            || g.input(ld, 2) != Some(ptr)
+            || super::element_offset(g, ld) != off
+        {
+            continue;
+        }
+        let Some(above) = g.input(ld, 0) else {
+            continue;
+        };
+        if dominates(g, above, ctrl, n) {
+            return Some(ld);
+        }
+    }
+    None
+}
+
+/// Control `a` dominates control `b`: walking both up the dominator tree,
+/// the deeper first, they meet at `a`. `dep` is woken when a node walked
+/// changes (the answer may change with it).
+fn dominates(g: &mut Graph, a: NodeId, b: NodeId, dep: NodeId) -> bool {
+    let (mut lhs, mut rhs) = (b, a);
+    while lhs != rhs {
+        let (dl, dr) = (super::idepth(g, lhs), super::idepth(g, rhs));
+        if dl >= dr {
+            g.add_dep(lhs, dep);
+            let Some(up) = super::idom(g, lhs) else {
+                return false;
+            };
+            lhs = up;
+        }
+        if dl <= dr {
+            g.add_dep(rhs, dep);
+            let Some(up) = super::idom(g, rhs) else {
+                return false;
+            };
+            rhs = up;
+        }
+    }
+    lhs == a
 }
 
 /// `x` is the load `n`, or loads the same field of the same object from
