@@ -1818,19 +1818,15 @@ impl<'a> Parser<'a> {
                 // Chapter 17: the value of `p.f = e` is `e` as written.
                 return Ok(self.graph.unkeep(value));
             }
-            // A pointer loaded may be null, whatever the field says: every
-            // reference field starts out null. And it points to the struct
-            // as declared by now, as a pointer made by `new` does: a loop
-            // variable that takes both (`head = head.next`) keeps one type.
-            // Only the pointer is lowered to nullable: the struct keeps its
-            // fields' narrow types, as the struct a variable is declared
-            // with does (lowering `u8` to `int` in there made `S? p =
-            // q.f` a type error without peepholes; found by simple fuzz).
-            let load_type = match self.graph.types.pointee(declared) {
-                Some(obj) => self.graph.types.ptr(obj, true),
-                None => self.graph.types.glb(declared),
-            };
-            let load_type = self.deepen(load_type);
+            // Chapter 19: a load is of the field's declared type, as in
+            // Simple's chapters 18 and 19 (chapter 18 here lowered it to
+            // the type's bottom: a pointer to nullable, `u8` to `int`). A
+            // field that may not be null is set by every `new` (a
+            // constructor must), so is never read null. It points to the
+            // struct as declared by now, as a pointer made by `new` does:
+            // a loop variable that takes both (`head = head.next`) keeps
+            // one type.
+            let load_type = self.deepen(declared);
             // Chapter 17: what is read through a read-only reference is
             // read-only too.
             let load_type = if self.graph.types.is_final(t) {
