@@ -121,7 +121,7 @@ use crate::graph::{Graph, NodeId};
 use crate::lexer::{Lexer, OperAssign};
 use crate::node::{
     self, cproj_new, if_new, load_new, loop_new, mem_merge_new, new_new, phi_new, proj_new,
-    return_new, round_f32_new, scope, store_new, BoolOp, NewFields, NodeKind, StoreField,
+    return_new, round_f32_new, scope, store_new, BoolOp, NodeKind, StoreField,
 };
 use crate::types::{IdxSet, TypeId, Types, PRIMITIVE_TYPES};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -1930,7 +1930,7 @@ impl<'a> Parser<'a> {
 
     /// A Store of `value` into field `name` (alias class `alias`, declared
     /// type `declared`) of the object `ptr` points to, at byte offset `off`;
-    /// it becomes the class's memory.
+    /// it becomes the class's memory, and is returned.
     #[allow(clippy::too_many_arguments)]
     fn store(
         &mut self,
@@ -1941,7 +1941,7 @@ impl<'a> Parser<'a> {
         ptr: NodeId,
         off: NodeId,
         value: NodeId,
-    ) {
+    ) -> NodeId {
         let ctrl = self.ctrl();
         let mem = self.memory(alias);
         let field = StoreField {
@@ -1953,6 +1953,7 @@ impl<'a> Parser<'a> {
         self.graph.add_def(st, Some(off));
         let st = self.peephole(st);
         self.set_memory(alias, st);
+        st
     }
 
     /// The byte offset of element `index` of array type `ary`:
@@ -2055,9 +2056,10 @@ impl<'a> Parser<'a> {
     }
 
     /// `new S` of `size` bytes with its fields' initial `values`: a New
-    /// taking the current slice of each field's alias class and those
-    /// values, whose projections are the new state of each class (the new
-    /// object's field holding its value) and the pointer.
+    /// taking the current slice of each field's alias class, whose
+    /// projections are the new state of each class (the new object's field
+    /// zero) and the pointer; then (chapter 19) a store of each initial
+    /// value that is not zero, at the field's offset, into the new object.
     fn new_struct(&mut self, info: StructInfo, size: NodeId, values: &[NodeId]) -> NodeId {
         let ptr = self.graph.types.ptr(info.ty, false);
         let count = self.graph.types.field_count(info.ty) as u32;
@@ -2073,16 +2075,12 @@ impl<'a> Parser<'a> {
                 m
             })
             .collect();
-        for &n in mems.iter().chain(values) {
+        for &n in &mems {
             self.graph.unkeep(n);
         }
         self.graph.unkeep(size);
         let ctrl = self.ctrl();
-        let fields = NewFields {
-            mems: &mems,
-            inits: values,
-        };
-        let n = new_new(&mut self.graph, ptr, info.first_alias, ctrl, size, fields);
+        let n = new_new(&mut self.graph, ptr, info.first_alias, ctrl, size, &mems);
         let n = self.peephole(n);
         self.graph.keep(n);
         for i in 0..count {
@@ -2093,7 +2091,28 @@ impl<'a> Parser<'a> {
         let p = proj_new(&mut self.graph, n, 1, "");
         let p = self.peephole(p);
         self.graph.unkeep(n);
-        p
+        self.graph.keep(p);
+        let offsets = self
+            .graph
+            .types
+            .struct_layout(info.ty)
+            .map(|l| l.offsets)
+            .unwrap_or_default();
+        for (i, &v) in values.iter().enumerate() {
+            self.graph.unkeep(v);
+            let t = self.graph.ty(v);
+            if self.graph.types.make_init(t) == Some(t) {
+                continue; // the New's zero
+            }
+            let name = self.graph.types.field_name(info.ty, i);
+            let declared = self.graph.types.field_type(info.ty, i);
+            let off = self.constant(offsets.get(i).copied().unwrap_or(0).into());
+            let at = self.lexer.token_start();
+            let alias = info.first_alias + i as u32;
+            let st = self.store(&name, alias, declared, at, p, off, v);
+            self.graph.init_stores.insert(st);
+        }
+        self.graph.unkeep(p)
     }
 
     /// `number | '(' expr ')' | 'true' | 'false' | id`

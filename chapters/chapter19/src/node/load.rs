@@ -83,7 +83,8 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         && super::element_offset(g, mem) == off
     {
         let value = g.in_(mem, 3);
-        return Some(cast_ro(g, n, value));
+        let value = cast_ro(g, n, value);
+        return Some(extend(g, n, value));
     }
     if let Some(earlier) = earlier_load(g, n, mem, off) {
         return Some(earlier);
@@ -149,7 +150,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
                     {
                         let value = g.in_(m, 3);
                         g.kill(ld);
-                        return value;
+                        return extend(g, n, value);
                     }
                     peephole(g, ld)
                 };
@@ -185,6 +186,40 @@ fn cast_ro(g: &mut Graph, n: NodeId, value: NodeId) -> NodeId {
     } else {
         value
     }
+}
+
+/// Chapter 19: a value read straight from a store into a narrow integer
+/// field, cut down to the field's type as the store cut it (it may keep
+/// a wider value, see `store.rs`): the low bits of an unsigned one
+/// (`x & 255`), the sign copied up from the top bit of a signed one
+/// (`(x<<56)>>56`). As in Simple, whether or not the value fits already.
+fn extend(g: &mut Graph, n: NodeId, value: NodeId) -> NodeId {
+    let NodeKind::Load { declared, .. } = *g.kind(n) else {
+        return value;
+    };
+    let Some(t) = g.types.int_bounds(declared).filter(|t| !t.is_high()) else {
+        return value;
+    };
+    if t.min == 0 {
+        let mask = g.types.int(t.max);
+        let mask = super::new_constant(g, mask);
+        let mask = peephole(g, mask);
+        let and = super::new_binary(g, NodeKind::And, value, mask);
+        return peephole(g, and);
+    }
+    let shift = t.max.leading_zeros().saturating_sub(1);
+    if shift == 0 {
+        return value;
+    }
+    let by = g.types.int(i64::from(shift));
+    let by = super::new_constant(g, by);
+    let by = peephole(g, by);
+    g.keep(by);
+    let shl = super::new_binary(g, NodeKind::Shl, value, by);
+    let shl = peephole(g, shl);
+    g.unkeep(by);
+    let sar = super::new_binary(g, NodeKind::Sar, shl, by);
+    peephole(g, sar)
 }
 
 /// `ptr` is surely computed before control reaches `region`: a value
@@ -307,7 +342,8 @@ fn look_past(
             NodeKind::Store { .. } => {
                 let (sptr, soff) = (writable(g, g.in_(m, 2)), super::element_offset(g, m));
                 if sptr == ptr && soff == off {
-                    return Some(g.in_(m, 3));
+                    let value = g.in_(m, 3);
+                    return Some(extend(g, n, value));
                 }
                 if !store_elsewhere(g, ptr, off, m) {
                     break;
@@ -317,9 +353,11 @@ fn look_past(
             NodeKind::Proj { .. } if super::new_proj(g, m) => {
                 let made = g.in_(m, 0);
                 if new_of(g, ptr) == Some(made) {
-                    // Every element of a new array holds the same zero.
-                    let i = super::new_init_input(g, made, alias)?;
-                    return Some(g.in_(made, i));
+                    // Chapter 19: the New leaves every field (and every
+                    // element of an array) zero.
+                    let zero = super::new_zero(g, made, alias)?;
+                    let zero = super::new_constant(g, zero);
+                    return Some(peephole(g, zero));
                 }
                 // Another object's New leaves this one as it was.
                 let Some(i) = new_of(g, ptr).and(super::new_mem_input(g, made, alias)) else {
