@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `Chapter09Test.java`.
+//! Port of Simple's chapter 19 `Chapter09Test.java`.
 
 use chapter19::types::Types;
 use chapter19::{CodeGen, Outcome};

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `Chapter11Test.java`.
+//! Port of Simple's chapter 19 `Chapter11Test.java`.
 //!
 //! Every program is parsed and optimized (Java: `code.parse().opto()`),
 //! and its printed form compared; then the remaining phases (type check,

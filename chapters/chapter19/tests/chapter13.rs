@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `Chapter13Test.java`: references between
+//! Port of Simple's chapter 19 `Chapter13Test.java`: references between
 //! structs, forward references, null through fields.
 //!
 //! The Java parses and optimizes (`code.parse().opto()`) and compares the

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `Chapter14Test.java`: narrow types.
+//! Port of Simple's chapter 19 `Chapter14Test.java`: narrow types.
 //!
 //! The Java parses, optimizes and schedules (`parse(false).iterate()`; the
 //! flags only ask for pictures), compares the printed program and runs its

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `Chapter15Test.java`: arrays.
+//! Port of Simple's chapter 19 `Chapter15Test.java`: arrays.
 //!
 //! As in the other ports, the Java parses and optimizes
 //! (`parse().iterate()`), compares the printed program and runs its test

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `Chapter16Test.java`: constructors and
+//! Port of Simple's chapter 19 `Chapter16Test.java`: constructors and
 //! final fields, with chapter 17's meaning of `!` (mutable).
 //!
 //! As in the other ports, the Java parses and optimizes

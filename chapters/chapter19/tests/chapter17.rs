@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `Chapter17Test.java`: syntax sugar and
+//! Port of Simple's chapter 19 `Chapter17Test.java`: syntax sugar and
 //! mutability.
 //!
 //! As in the other ports, the Java parses and optimizes
