@@ -2307,6 +2307,17 @@ impl<'a> Parser<'a> {
             self.graph.unkeep(a);
         }
         self.graph.unkeep(expr);
+        // Chapter 19: a call that control never reaches is not made; its
+        // value is `Top` (as in Simple).
+        if self.graph.ty(ctrl) == Types::XCTRL {
+            // (A forward reference stays, to be resolved or reported.)
+            let fptr = (!is_fref).then_some(expr);
+            for n in args.into_iter().chain([mem]).chain(fptr) {
+                self.discard(n);
+            }
+            let top = node::new_constant(&mut self.graph, Types::TOP);
+            return Ok(self.peephole(top));
+        }
         let g = &mut self.graph;
         let call = node::call::new(g, ctrl, mem, &args, expr, at);
         let call = node::peephole(g, call);

@@ -829,10 +829,10 @@ while(v1) break;
 return v1;
 ",
     );
-    // Simple's chapter 18 prints
-    // `return (Phi(Loop,((1<<arg)&1),0)&Phi(Loop,Shl,4294967295));`. Ours
-    // keeps chapter 14's precision on pulling an And down through a Phi
-    // (see the README); both return 1 for `arg` 0.
+    // As Simple's chapter 19 prints (its chapter 18 printed
+    // `return (Phi(Loop,((1<<arg)&1),0)&Phi(Loop,Shl,4294967295));`; ours
+    // kept chapter 14's precision on pulling an And down through a Phi,
+    // see the README); both return 1 for `arg` 0.
     assert_eq!(code.print(), "return Phi(Loop,(((1<<arg)&1)&Shl),0);");
     schedule(&mut code);
     assert_returns(&code, 0, Value::Int(1));
