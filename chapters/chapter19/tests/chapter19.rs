@@ -670,3 +670,24 @@ fn test_array_layout() {
         "Type *[int] {u32 #; int ![]; }? already allows null"
     );
 }
+
+/// Found by the robustness tests: parsed without peepholes, `one*3`
+/// becomes shifts and adds only when the optimizer runs, and `one` is the
+/// constant 1 by then; a constant sum that one rewrite of the adds made
+/// and left unfolded (`(x+2)+(1+1)`) another took apart again, forever.
+/// The optimizer peepholes what its rewrites make, whatever the parser
+/// did.
+#[test]
+fn test_optimizing_an_unpeepholed_graph_ends() {
+    let src = "int cond = 0;\nint one = 1;\nwhile (arg < 10) {\n    if (cond) one = 2;\n    arg = arg + one*3 + 1;\n}\nreturn arg;";
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut code = CodeGen::new(src).without_peepholes();
+        code.parse().and_then(|c| c.opto()).unwrap();
+        let _ = done.send(code.print());
+    });
+    let printed = finished
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the optimizer ends");
+    assert_eq!(printed, "return Phi(Loop,arg,(Phi_arg+4));");
+}
