@@ -1360,10 +1360,10 @@ impl<'a> Parser<'a> {
         while self.lexer.matches("?") || self.lexer.matches("[]") {}
         // Chapter 18: only in a declaration without a value, `T x;` or
         // `T !x,` (so `x ? y : z` stays an expression even when `y` is a
-        // name).
+        // name); chapter 19: or a function's parameter, `{ T x -> ...}`.
         self.lexer.matches("!");
-        let next_is_name =
-            self.lexer.match_id().is_some() && (self.lexer.peek_is(',') || self.lexer.peek_is(';'));
+        let next_is_name = self.lexer.match_id().is_some()
+            && (self.lexer.peek_is(',') || self.lexer.peek_is(';') || self.lexer.matches("->"));
         self.lexer.set_pos(after);
         if next_is_name {
             self.forward.insert(name.into());

@@ -691,3 +691,14 @@ fn test_optimizing_an_unpeepholed_graph_ends() {
         .expect("the optimizer ends");
     assert_eq!(printed, "return Phi(Loop,arg,(Phi_arg+4));");
 }
+
+/// A function's parameter may be of a struct declared later (a forward
+/// reference, as in Simple's chapter 19): `{ T? t -> ...}`.
+#[test]
+fn test_forward_reference_parameter() {
+    check(
+        "val f = { T? t -> t ? 1 : 0; };\nstruct T { int x; };\nT !t = new T;\nreturn f(t) + f(null);\n",
+        "Stop[ return (f( null)+f( T)); return Phi(Region,1,0); ]",
+        &[(0, "1")],
+    );
+}
