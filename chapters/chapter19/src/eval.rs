@@ -40,14 +40,17 @@
 //! Chapter 14 adds the bitwise operators and the shifts, on 64-bit values
 //! as Java computes them (a shift count uses its low six bits), and the
 //! rounding of a float to the nearest 32-bit float. Narrow types need
-//! nothing more: the masks and shifts that cut values down are nodes.
+//! little more: the masks and shifts that cut values down are nodes,
+//! except where a narrow store keeps only the low bits of its value
+//! (chapter 19: the mask that would cut it is dropped), which the store
+//! does here ([`wrap`]).
 //!
 //! Chapter 15 adds arrays, and makes New a multi-node. A New of an array
 //! takes its length from its size in bytes when control passes it (a
 //! negative length is a fault); its memory projections are the memory it
-//! took in, with each field's initial value written (chapter 16: the New
-//! takes them; a zero is not written, since a field no store wrote reads
-//! as its zero). A write
+//! took in (chapter 19: every field zero, which a field no store wrote
+//! reads as; chapter 16's New wrote the initial values it took, which are
+//! stores from chapter 19). A write
 //! to the body names its element, found from the byte offset the Load or
 //! Store computes and the array's layout, and an index outside the array
 //! is a fault, as Simple's evaluator throws. An element never written is
@@ -60,8 +63,7 @@
 
 use crate::graph::{Graph, NodeId};
 use crate::node::{
-    element_offset, is_cfg, mem_merge_slice, new_field_count, new_proj, round_f32, shift, BoolOp,
-    NodeKind,
+    element_offset, is_cfg, mem_merge_slice, new_proj, round_f32, shift, BoolOp, NodeKind,
 };
 use crate::pmap::PMap;
 use crate::types::{Type, TypeId, Types};
@@ -109,7 +111,8 @@ pub enum Value {
     Omitted {
         name: String,
     },
-    /// Chapter 18: a function value, shown as its type prints (`{ sq}`).
+    /// Chapter 18: a function value, shown as its type prints (chapter
+    /// 19: `{ int -> int #1}`, no longer the function's name).
     Fun(String),
 }
 
@@ -183,10 +186,10 @@ impl PartialEq for Value {
 impl Eq for Value {}
 
 impl fmt::Display for Value {
-    /// Simple's chapter 18 form (its `Eval2`), all on one line: `S{a=0,p=null}`,
+    /// Simple's chapter 19 form (its `Eval2`), all on one line: `S{a=0,p=null}`,
     /// an array as its element type and elements, `int[ 1,2,3]`, an array
-    /// of `u8` as its characters, a function as its type, `{ sq}`; an
-    /// object met again is `$cyclic`.
+    /// of `u8` as its characters, a function as its type, `{ int -> int
+    /// #1}`; an object met again is `$cyclic`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Value::Int(v) => write!(f, "{v}"),
@@ -739,27 +742,9 @@ impl Evaluator<'_> {
                 }
                 NodeKind::Proj { idx: 1, .. } if new_proj(g, n) => input(0)?,
                 &NodeKind::Proj { idx, .. } if new_proj(g, n) => {
+                    // The new object's fields read as zero, unwritten.
                     let made = g.in_(n, 0);
-                    let older = self.value_memo(g.in_(made, idx), memo)?;
-                    let NodeKind::New { ptr, .. } = *g.kind(made) else {
-                        unreachable!("a projection of a New")
-                    };
-                    let body =
-                        idx == 3 && g.types.pointee(ptr).is_some_and(|o| g.types.is_array(o));
-                    let init = g.in_(made, idx + new_field_count(g, made));
-                    let value = self.value_memo(init, memo)?;
-                    if body || is_zero(&value) {
-                        older
-                    } else {
-                        let Val::Ptr(object) = self.value_memo(made, memo)? else {
-                            unreachable!("a New makes an object")
-                        };
-                        let NodeKind::New { first_alias, .. } = *g.kind(made) else {
-                            unreachable!("a projection of a New")
-                        };
-                        let alias = first_alias + idx as u32 - 2;
-                        Val::Mem(Memory::write(object, alias, 0, value, memory(older)))
-                    }
+                    self.value_memo(g.in_(made, idx), memo)?
                 }
                 // The initial state of memory (Start's): nothing written.
                 NodeKind::Proj { .. } => Val::Mem(Memory::default()),
@@ -777,7 +762,12 @@ impl Evaluator<'_> {
                         }
                     }
                 }
-                NodeKind::Store { name, alias, .. } => {
+                NodeKind::Store {
+                    name,
+                    alias,
+                    declared,
+                    ..
+                } => {
                     let alias = *alias;
                     let mem = memory(input(1)?);
                     let object = object(input(2)?, name)?;
@@ -785,7 +775,7 @@ impl Evaluator<'_> {
                         Some(_) => self.element(n, object, input(4)?)?,
                         None => 0,
                     };
-                    let value = input(3)?;
+                    let value = wrap(g, *declared, input(3)?);
                     Val::Mem(Memory::write(object, alias, slot, value, mem))
                 }
                 // Chapter 18: all of memory with its split-off classes.
@@ -951,13 +941,26 @@ pub(crate) fn zero(g: &Graph, ty: TypeId) -> Val {
     }
 }
 
-/// `v` is the zero of its kind, what a field never written reads as.
-fn is_zero(v: &Val) -> bool {
-    match v {
-        Val::Int(0) | Val::Null => true,
-        Val::Float(f) => f.to_bits() == 0,
-        _ => false,
+/// Chapter 19: an integer stored into a field of narrow type `ty` as the
+/// store keeps it, its low bits: of an unsigned type the value masked
+/// (`u8`: `v & 255`), of a signed one the low bits sign-extended. (A
+/// value that fits is unchanged; the parser's masks make most fit.)
+pub(crate) fn wrap(g: &Graph, ty: TypeId, v: Val) -> Val {
+    let (Val::Int(x), Some(t)) = (&v, g.types.int_bounds(ty)) else {
+        return v;
+    };
+    if t.is_high() || (t.min..=t.max).contains(x) {
+        return v;
     }
+    let Some(bits) = g.types.int_bits(ty).filter(|&b| b < 64) else {
+        return v;
+    };
+    let unused = 64 - bits;
+    Val::Int(if t.min >= 0 {
+        ((*x as u64) << unused >> unused) as i64
+    } else {
+        (*x << unused) >> unused
+    })
 }
 
 fn memory(v: Val) -> Memory {

@@ -16,16 +16,16 @@
 //! the tests compare them.
 //!
 //! Chapter 15: an object's fields and an array's elements are set by its
-//! New (chapter 16: to the initial values it takes; an array's elements
-//! to their zero), whose pointer projection is the object (its memory
-//! projections are the one heap); an array takes its length from the
-//! New's size in bytes. A Load or Store with a byte offset reaches an element
+//! New (chapter 19: to their zero; the initial values are stores), whose
+//! pointer projection is the object (its memory projections are the one
+//! heap); an array takes its length from the New's size in bytes. A
+//! narrow store keeps the low bits of its value (chapter 19). A Load or Store with a byte offset reaches an element
 //! through the array's layout, and an index outside the array, or a
 //! negative length, is a fault with the graph evaluator's words.
 
 use crate::eval::{
-    array_count, array_length, element_index, projection, pure_value, Eval, Memory, Outcome,
-    Showing, Shown, Val, Value,
+    array_count, array_length, element_index, projection, pure_value, wrap, zero, Eval, Memory,
+    Outcome, Showing, Shown, Val, Value,
 };
 use crate::gcm::is_block_head;
 use crate::graph::{Graph, NodeId};
@@ -324,19 +324,24 @@ impl Machine<'_> {
                 let mut elems = Vec::new();
                 if g.types.is_array(ty) {
                     let len = array_length(Val::Int(array_count(g, ty, input(1)?.number())))?;
-                    elems = vec![input(2 + count + 1)?; len as usize];
+                    elems = vec![zero(g, g.types.field_type(ty, 1)); len as usize];
                 }
-                // Every field starts out at its initial value, the New's
-                // input (an array's body field is its elements).
+                // Every field starts out zero (an array's body field is its
+                // elements).
                 let fields = (0..count)
-                    .map(|i| input(2 + count + i).map(Some))
-                    .collect::<Eval<_>>()?;
+                    .map(|i| Some(zero(g, g.types.field_type(ty, i))))
+                    .collect();
                 self.heap.push(Object { ty, fields, elems });
                 Val::Ptr(self.heap.len() - 1)
             }
-            NodeKind::Store { name, alias, .. } => {
+            NodeKind::Store {
+                name,
+                alias,
+                declared,
+                ..
+            } => {
                 let (o, field) = self.field(input(2)?, *alias, name)?;
-                let value = input(3)?;
+                let value = wrap(g, *declared, input(3)?);
                 match element_offset(g, n) {
                     Some(_) => {
                         let i = self.element(n, o, input(4)?)?;

@@ -363,6 +363,9 @@ pub struct Graph {
     pub stop: Option<NodeId>,
     /// Chapter 19: the CPU and ABI a machine graph is selected for.
     pub target: Option<crate::mach::Target>,
+    /// Chapter 19: the stores of a new object's initial values (Simple's
+    /// `StoreNode._init`), which may set a final field.
+    pub init_stores: rustc_hash::FxHashSet<NodeId>,
 }
 
 impl Graph {
@@ -385,6 +388,7 @@ impl Graph {
             linked: rustc_hash::FxHashSet::default(),
             stop: None,
             target: None,
+            init_stores: rustc_hash::FxHashSet::default(),
         }
     }
 

@@ -167,7 +167,15 @@ impl WorkList {
 }
 
 /// Runs peepholes from the worklist until none makes progress.
+///
+/// Chapter 19: with peepholes on, whatever the parser did. A graph parsed
+/// without them (`CodeGen::without_peepholes`) is optimized as fully as
+/// any: the nodes a rewrite makes are peepholed too. (Left unfolded, a
+/// constant sum made by one rewrite was taken apart by another, back and
+/// forth: `(x+2)+(1+1)` and `((x+2)+1)+1`, once a multiply by 3 became
+/// shifts and adds.)
 pub fn iterate(g: &mut Graph) {
+    g.disable_peephole = false;
     while let Some(n) = g.work.pop() {
         // The order is random, so on a large graph nearly every node taken
         // is out of cache, and so are its inputs. Two pops ahead, start

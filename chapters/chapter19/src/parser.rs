@@ -121,7 +121,7 @@ use crate::graph::{Graph, NodeId};
 use crate::lexer::{Lexer, OperAssign};
 use crate::node::{
     self, cproj_new, if_new, load_new, loop_new, mem_merge_new, new_new, phi_new, proj_new,
-    return_new, round_f32_new, scope, store_new, BoolOp, NewFields, NodeKind, StoreField,
+    return_new, round_f32_new, scope, store_new, BoolOp, NodeKind, StoreField,
 };
 use crate::types::{IdxSet, TypeId, Types, PRIMITIVE_TYPES};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -781,12 +781,11 @@ impl<'a> Parser<'a> {
         self.graph.unkeep(if_true);
         scope::add_guards(&mut self.graph, self.scope, if_true, Some(pred), false);
         self.graph.unkeep(pred);
-        // Chapter 18: the loop's value is its body's, as seen after it.
-        let zero = self.graph.zero();
-        // A body that never runs makes no value to miss after the loop.
-        let never_runs = self.graph.ty(self.ctrl()) == Types::XCTRL;
-        let body = self.parse_statement()?.unwrap_or(zero);
-        self.graph.keep(body);
+        // Chapter 19: a loop's value is 0, whatever its body's (chapter 18
+        // took the body's, as seen after the loop).
+        if let Some(body) = self.parse_statement()? {
+            self.discard(body);
+        }
         scope::remove_guards(&mut self.graph, self.scope, if_true);
 
         // The end of the body and every continue form the back edge.
@@ -822,54 +821,7 @@ impl<'a> Parser<'a> {
             *top = exit;
         }
         self.scope = exit;
-        self.graph.unkeep(body);
-        if self.graph.is_dead(body) || !(never_runs || self.seen_after_loop(body, head_ctrl)) {
-            return Ok(zero);
-        }
-        Ok(self.peep(body))
-    }
-
-    /// Chapter 18: a loop's value is its body's, but only where that value
-    /// exists after the loop: made before the loop (its node is older than
-    /// the loop head), a constant, a phi of the loop head, or a pure
-    /// operation on such values. A value computed in the body alone (`j+1`
-    /// of an inner loop that may not run) has no value after the loop, and
-    /// the loop's value is then 0. (Simple takes it anyway, and its
-    /// schedule then reads a value never computed.)
-    fn seen_after_loop(&self, v: NodeId, head: NodeId) -> bool {
-        let g = &self.graph;
-        // A walk of at most a few dozen nodes, each once: a larger
-        // expression counts as not seen (its loop's value is then 0).
-        let mut seen = FxHashSet::default();
-        let mut work = vec![v];
-        while let Some(x) = work.pop() {
-            if !seen.insert(x) {
-                continue;
-            }
-            if seen.len() > 64 {
-                return false;
-            }
-            // A value never produced (dead code) is no value to miss.
-            if x < head || matches!(g.kind(x), NodeKind::Constant(_)) || g.types.is_high(g.ty(x)) {
-                continue;
-            }
-            if matches!(g.kind(x), NodeKind::Phi { .. }) {
-                if g.input(x, 0) != Some(head) {
-                    return false;
-                }
-                continue;
-            }
-            let pure = g.input(x, 0).is_none()
-                && !matches!(
-                    g.kind(x),
-                    NodeKind::Load { .. } | NodeKind::Proj { .. } | NodeKind::Cast { .. }
-                );
-            if !pure {
-                return false;
-            }
-            work.extend((1..g.n_ins(x)).filter_map(|i| g.input(x, i)));
-        }
-        true
+        Ok(self.graph.zero())
     }
 
     /// Skips a `for` loop's next expression, up to the `)` that closes the
@@ -1408,10 +1360,10 @@ impl<'a> Parser<'a> {
         while self.lexer.matches("?") || self.lexer.matches("[]") {}
         // Chapter 18: only in a declaration without a value, `T x;` or
         // `T !x,` (so `x ? y : z` stays an expression even when `y` is a
-        // name).
+        // name); chapter 19: or a function's parameter, `{ T x -> ...}`.
         self.lexer.matches("!");
-        let next_is_name =
-            self.lexer.match_id().is_some() && (self.lexer.peek_is(',') || self.lexer.peek_is(';'));
+        let next_is_name = self.lexer.match_id().is_some()
+            && (self.lexer.peek_is(',') || self.lexer.peek_is(';') || self.lexer.matches("->"));
         self.lexer.set_pos(after);
         if next_is_name {
             self.forward.insert(name.into());
@@ -1752,8 +1704,10 @@ impl<'a> Parser<'a> {
             let dead = self.graph.ty(self.ctrl()) == Types::XCTRL;
             if !dead && !self.graph.types.is_ptr(t) && t != Types::NULL {
                 let shown = self.graph.types.str(t);
+                // Chapter 19: `#` and `[` want an array.
+                let wanted = if access == "." { "reference" } else { "array" };
                 return Err(Error::new(
-                    format!("Expected reference but got {shown}"),
+                    format!("Expected {wanted} but found {shown}"),
                     dot,
                 ));
             }
@@ -1864,19 +1818,15 @@ impl<'a> Parser<'a> {
                 // Chapter 17: the value of `p.f = e` is `e` as written.
                 return Ok(self.graph.unkeep(value));
             }
-            // A pointer loaded may be null, whatever the field says: every
-            // reference field starts out null. And it points to the struct
-            // as declared by now, as a pointer made by `new` does: a loop
-            // variable that takes both (`head = head.next`) keeps one type.
-            // Only the pointer is lowered to nullable: the struct keeps its
-            // fields' narrow types, as the struct a variable is declared
-            // with does (lowering `u8` to `int` in there made `S? p =
-            // q.f` a type error without peepholes; found by simple fuzz).
-            let load_type = match self.graph.types.pointee(declared) {
-                Some(obj) => self.graph.types.ptr(obj, true),
-                None => self.graph.types.glb(declared),
-            };
-            let load_type = self.deepen(load_type);
+            // Chapter 19: a load is of the field's declared type, as in
+            // Simple's chapters 18 and 19 (chapter 18 here lowered it to
+            // the type's bottom: a pointer to nullable, `u8` to `int`). A
+            // field that may not be null is set by every `new` (a
+            // constructor must), so is never read null. It points to the
+            // struct as declared by now, as a pointer made by `new` does:
+            // a loop variable that takes both (`head = head.next`) keeps
+            // one type.
+            let load_type = self.deepen(declared);
             // Chapter 17: what is read through a read-only reference is
             // read-only too.
             let load_type = if self.graph.types.is_final(t) {
@@ -1980,7 +1930,7 @@ impl<'a> Parser<'a> {
 
     /// A Store of `value` into field `name` (alias class `alias`, declared
     /// type `declared`) of the object `ptr` points to, at byte offset `off`;
-    /// it becomes the class's memory.
+    /// it becomes the class's memory, and is returned.
     #[allow(clippy::too_many_arguments)]
     fn store(
         &mut self,
@@ -1991,7 +1941,7 @@ impl<'a> Parser<'a> {
         ptr: NodeId,
         off: NodeId,
         value: NodeId,
-    ) {
+    ) -> NodeId {
         let ctrl = self.ctrl();
         let mem = self.memory(alias);
         let field = StoreField {
@@ -2003,6 +1953,7 @@ impl<'a> Parser<'a> {
         self.graph.add_def(st, Some(off));
         let st = self.peephole(st);
         self.set_memory(alias, st);
+        st
     }
 
     /// The byte offset of element `index` of array type `ary`:
@@ -2105,9 +2056,10 @@ impl<'a> Parser<'a> {
     }
 
     /// `new S` of `size` bytes with its fields' initial `values`: a New
-    /// taking the current slice of each field's alias class and those
-    /// values, whose projections are the new state of each class (the new
-    /// object's field holding its value) and the pointer.
+    /// taking the current slice of each field's alias class, whose
+    /// projections are the new state of each class (the new object's field
+    /// zero) and the pointer; then (chapter 19) a store of each initial
+    /// value that is not zero, at the field's offset, into the new object.
     fn new_struct(&mut self, info: StructInfo, size: NodeId, values: &[NodeId]) -> NodeId {
         let ptr = self.graph.types.ptr(info.ty, false);
         let count = self.graph.types.field_count(info.ty) as u32;
@@ -2123,16 +2075,12 @@ impl<'a> Parser<'a> {
                 m
             })
             .collect();
-        for &n in mems.iter().chain(values) {
+        for &n in &mems {
             self.graph.unkeep(n);
         }
         self.graph.unkeep(size);
         let ctrl = self.ctrl();
-        let fields = NewFields {
-            mems: &mems,
-            inits: values,
-        };
-        let n = new_new(&mut self.graph, ptr, info.first_alias, ctrl, size, fields);
+        let n = new_new(&mut self.graph, ptr, info.first_alias, ctrl, size, &mems);
         let n = self.peephole(n);
         self.graph.keep(n);
         for i in 0..count {
@@ -2143,7 +2091,28 @@ impl<'a> Parser<'a> {
         let p = proj_new(&mut self.graph, n, 1, "");
         let p = self.peephole(p);
         self.graph.unkeep(n);
-        p
+        self.graph.keep(p);
+        let offsets = self
+            .graph
+            .types
+            .struct_layout(info.ty)
+            .map(|l| l.offsets)
+            .unwrap_or_default();
+        for (i, &v) in values.iter().enumerate() {
+            self.graph.unkeep(v);
+            let t = self.graph.ty(v);
+            if self.graph.types.make_init(t) == Some(t) {
+                continue; // the New's zero
+            }
+            let name = self.graph.types.field_name(info.ty, i);
+            let declared = self.graph.types.field_type(info.ty, i);
+            let off = self.constant(offsets.get(i).copied().unwrap_or(0).into());
+            let at = self.lexer.token_start();
+            let alias = info.first_alias + i as u32;
+            let st = self.store(&name, alias, declared, at, p, off, v);
+            self.graph.init_stores.insert(st);
+        }
+        self.graph.unkeep(p)
     }
 
     /// `number | '(' expr ')' | 'true' | 'false' | id`
@@ -2338,6 +2307,17 @@ impl<'a> Parser<'a> {
             self.graph.unkeep(a);
         }
         self.graph.unkeep(expr);
+        // Chapter 19: a call that control never reaches is not made; its
+        // value is `Top` (as in Simple).
+        if self.graph.ty(ctrl) == Types::XCTRL {
+            // (A forward reference stays, to be resolved or reported.)
+            let fptr = (!is_fref).then_some(expr);
+            for n in args.into_iter().chain([mem]).chain(fptr) {
+                self.discard(n);
+            }
+            let top = node::new_constant(&mut self.graph, Types::TOP);
+            return Ok(self.peephole(top));
+        }
         let g = &mut self.graph;
         let call = node::call::new(g, ctrl, mem, &args, expr, at);
         let call = node::peephole(g, call);

@@ -999,9 +999,11 @@ impl Types {
     /// fields are placed largest first (so no padding is needed between
     /// them), in declaration order among fields of one size, and the
     /// object is padded to a multiple of 8 bytes. An array's body holds
-    /// any number of elements, so it counts as one element for its place
-    /// (after the length) and as none for the size. `None` for a forward
-    /// reference or a field whose type has no layout.
+    /// any number of elements, so it counts as none for the size; it
+    /// starts right after the 4-byte length (chapter 19, as Simple's: at
+    /// offset 4 for elements smaller than 8 bytes, at 8 for 8-byte ones,
+    /// which stay aligned). `None` for a forward reference or a field
+    /// whose type has no layout.
     pub fn struct_layout(&self, obj: TypeId) -> Option<StructLayout> {
         let Type::Struct {
             fields: Some(fields),
@@ -1032,8 +1034,9 @@ impl Types {
         }
         // The body of an array comes after its length whatever its size.
         if is_array {
-            offsets[1] = 8;
-            off = 8;
+            let base = if sizes[1] < 8 { 4 } else { 8 };
+            offsets = vec![0, base];
+            off = base;
         }
         let scale = if is_array {
             sizes[1].trailing_zeros()
@@ -1050,15 +1053,16 @@ impl Types {
 
     /// The array type whose elements are of type `elem`: a struct named
     /// `[elem]` (by the element's short name; chapter 16's spelling) with
-    /// a final length `#` and a body `[]`. `None` if the element is a non-null pointer: an array
-    /// of references starts out all null, so its elements must allow it.
+    /// a final length `#` and a body `[]`. `None` if the element is a
+    /// non-null pointer: an array of references starts out all null, so
+    /// its elements must allow it. Chapter 19: the length is a `u32`.
     pub fn array(&mut self, elem: TypeId) -> Option<TypeId> {
         if self.is_ptr(elem) && self.not_null(elem) {
             return None;
         }
         let name = format!("[{}]", self.str(elem));
         // Chapter 17: the length is final, the elements are not.
-        let len = self.field_of("#", Self::INT_BOT, true);
+        let len = self.field_of("#", Self::U32, true);
         let body = self.field("[]", elem);
         Some(self.struct_of(&name, &[len, body]))
     }
@@ -1476,8 +1480,9 @@ impl Types {
         }
     }
 
-    /// Chapter 18: `{ int flt -> int #1}`, or `{ sq}` for a single named
-    /// function; `~` before a high one, `?` after one that may be null.
+    /// Chapter 18: `{ int flt -> int #1}`; `~` before a high one, `?`
+    /// after one that may be null. (Chapter 19: a named function's type
+    /// no longer prints as its name, `{ sq}`; a constant does.)
     fn print_fun_ptr(&self, id: TypeId, out: &mut String) {
         let Type::FunPtr {
             sig,
@@ -1494,24 +1499,20 @@ impl Types {
             out.push('~');
         }
         out.push_str("{ ");
-        if let Some(name) = self.fun_name(id) {
-            out.push_str(name);
+        for &arg in self.tuple_elems(sig) {
+            self.print(arg, out);
+            out.push(' ');
+        }
+        out.push_str("-> ");
+        self.print(ret, out);
+        out.push_str(" #");
+        if high {
+            out.push('~');
+        }
+        if high {
+            fidxs.complement().print(out);
         } else {
-            for &arg in self.tuple_elems(sig) {
-                self.print(arg, out);
-                out.push(' ');
-            }
-            out.push_str("-> ");
-            self.print(ret, out);
-            out.push_str(" #");
-            if high {
-                out.push('~');
-            }
-            if high {
-                fidxs.complement().print(out);
-            } else {
-                fidxs.print(out);
-            }
+            fidxs.print(out);
         }
         out.push('}');
         if nil == 0 || nil == 3 {
@@ -1935,12 +1936,16 @@ mod tests {
                 }
             }
         }
-        // Two functions of one signature make a set of two; a name shows
-        // only on one function's own type.
+        // Two functions of one signature make a set of two. A name shows
+        // only on one function's own type, and (chapter 19) not in how
+        // the type prints.
         let both = t.meet(fun1, fun2);
         assert_eq!(t.to_string(both), "{ int -> int #b110}");
+        let shown = t.to_string(fun1);
         t.set_fun_name(fun1, "sq");
-        assert_eq!(t.to_string(fun1), "{ sq}");
+        assert_eq!(t.fun_name(fun1), Some("sq"));
+        assert_eq!(t.fun_name(both), None);
+        assert_eq!(t.to_string(fun1), shown);
         assert_eq!(t.to_string(Types::FUN_BOT), "{ -> Bot #ALL}?");
         assert_eq!(t.to_string(Types::RPC_BOT), "$[ALL]");
         assert_eq!(t.to_string(rpc2), "$[2]");

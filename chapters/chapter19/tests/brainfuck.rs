@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `BrainFuckTest.java`: a Brainfuck
+//! Port of Simple's chapter 19 `BrainFuckTest.java`: a Brainfuck
 //! interpreter written in Simple, with `u8[]` arrays for the program, the
 //! data and the output, in chapter 17's sugar (`for`, `var`, `++`).
 

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `Chapter01Test.java`.
+//! Port of Simple's chapter 19 `Chapter01Test.java`.
 
 use chapter19::{CodeGen, NodeKind};
 use pretty_assertions::assert_eq;

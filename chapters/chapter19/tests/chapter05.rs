@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `Chapter05Test.java`.
+//! Port of Simple's chapter 19 `Chapter05Test.java`.
 
 use chapter19::CodeGen;
 use pretty_assertions::assert_eq;
@@ -71,7 +71,7 @@ if( arg==1 )
 else
     b=a+1;
 return a+b;";
-    assert_eq!(print_opto(src), "return ((arg*2)+Phi(Region,2,3));");
+    assert_eq!(print_opto(src), "return ((arg<<1)+Phi(Region,2,3));");
 }
 
 #[test]
@@ -86,7 +86,7 @@ else
 return a+b;";
     assert_eq!(
         print_opto(src),
-        "return ((Phi(Region,(arg*2),arg)+arg)+Phi(Region,4,5));"
+        "return ((Phi(Region,(arg<<1),arg)+arg)+Phi(Region,4,5));"
     );
 }
 

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `Chapter07Test.java`.
+//! Port of Simple's chapter 19 `Chapter07Test.java`.
 
 use chapter19::{CodeGen, NodeKind};
 use pretty_assertions::assert_eq;
@@ -12,9 +12,9 @@ fn parse_opto(src: &str) -> CodeGen {
 }
 
 /// Parses `src` with peepholes, without the whole-program optimization.
-/// (Java sets `Node._disablePeephole = true` first, but from chapter 18
-/// `CodeGen.parse()` resets the flag, so Java's tests run with peepholes
-/// on; the expectations are those.)
+/// (Chapter 19: Java no longer turns peepholes off; chapter 18's tests
+/// did first, but its `CodeGen.parse()` reset the flag, so they ran with
+/// peepholes on too.)
 fn parse_only(src: &str) -> CodeGen {
     let mut code = CodeGen::new(src);
     code.parse().unwrap();

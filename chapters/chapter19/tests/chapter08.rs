@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `Chapter08Test.java`.
+//! Port of Simple's chapter 19 `Chapter08Test.java`.
 
 use chapter19::{CodeGen, NodeKind, Outcome};
 use pretty_assertions::assert_eq;

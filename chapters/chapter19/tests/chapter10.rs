@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `Chapter10Test.java`.
+//! Port of Simple's chapter 19 `Chapter10Test.java`.
 
 use chapter19::CodeGen;
 use pretty_assertions::assert_eq;

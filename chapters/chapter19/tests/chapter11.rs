@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `Chapter11Test.java`.
+//! Port of Simple's chapter 19 `Chapter11Test.java`.
 //!
 //! Every program is parsed and optimized (Java: `code.parse().opto()`),
 //! and its printed form compared; then the remaining phases (type check,
@@ -792,7 +792,7 @@ fn test_listing_anti_deps5() {
     let expected = [
         "START:                            [[   ]]  ",
         "  15 #int       2                 [[    16       ]]  int",
-        "   4 #0         2                 [[  ____   76   20   36  ]]  0",
+        "   4 #0         2                 [[  ____   76   36  ]]  0",
         "  12 ##BOT      2                 [[    13       ]]  #BOT",
         "   9 #$[ALL]    2                 [[    10       ]]  $[ALL]",
         "",
@@ -803,7 +803,7 @@ fn test_listing_anti_deps5() {
         "  26 #1         8                 [[    38   50  ]]  1",
         "  74 #2         8                 [[    76       ]]  2",
         "  19 #8         8                 [[    20       ]]  8",
-        "  20 new        8   19   13    4  [[    21   22  ]]  [  Ctrl, *S, #2:Bot]",
+        "  20 new        8   19   13       [[    21   22  ]]  [  Ctrl, *S, #2:Bot]",
         "  21 $2        20                 [[    75       ]]  #2:Bot",
         "  22 S         20                 [[    76   78  ]]  *S",
         "",
@@ -843,14 +843,14 @@ fn test_listing_anti_deps5() {
 fn test_lazy_memory_unstored_classes_stay_whole() {
     // B is declared but never made: its classes 3 and 4 are never split
     // off `$mem` (the Parm 13), so the Return's ALLMEM lists class 2 only:
-    // the Store into the slice that `new A` set to its initial 0.
+    // the Store into the slice that `new A` set to 0.
     let code = compile(
         "struct A { int x; };\nstruct B { int y; int z; };\nA !a = new A;\na.x = arg;\nreturn a;\n",
     );
     let expected = [
         "START:                            [[   ]]  ",
         "  15 #int       2                 [[    16       ]]  int",
-        "   4 #0         2                 [[  ____   27   23  ]]  0",
+        "   4 #0         2                 [[  ____   27  ]]  0",
         "  12 ##BOT      2                 [[    13       ]]  #BOT",
         "   9 #$[ALL]    2                 [[    10       ]]  $[ALL]",
         "",
@@ -859,7 +859,7 @@ fn test_lazy_memory_unstored_classes_stay_whole() {
         "  13 $mem       8   12            [[    28   23  ]]  #BOT",
         "  16 arg        8   15            [[    27       ]]  int",
         "  22 #8         8                 [[    23       ]]  8",
-        "  23 new        8   22   13    4  [[    24   25  ]]  [  Ctrl, *A, #2:Bot]",
+        "  23 new        8   22   13       [[    24   25  ]]  [  Ctrl, *A, #2:Bot]",
         "  24 $2        23                 [[    27       ]]  #2:Bot",
         "  25 A         23                 [[    27   29  ]]  *A",
         "  27 .x=        8   24   25   16    4  [[    28  ]]  #2:Bot",
@@ -876,11 +876,12 @@ fn test_lazy_memory_unstored_classes_stay_whole() {
 
 #[test]
 fn test_lazy_memory_phis_only_where_stored() {
-    // Both classes are split by the News, which set them to their initial
-    // 0, but only class 2 is stored in the loop: it alone gets memory Phis
-    // (62, 82). The loop reads b.y, which made a class 3 Phi at the head
-    // while the body was parsed; it was useless and is gone, and b.y is
-    // the 0 `new B` took (B's slice 27 is used only by the ALLMEM).
+    // Both classes are split by the News, which set them to 0 (chapter
+    // 19: a New takes no initial values), but only class 2 is stored in
+    // the loop: it alone gets memory Phis (62, 82). The loop reads b.y,
+    // which made a class 3 Phi at the head while the body was parsed; it
+    // was useless and is gone, and b.y is the 0 `new B` left (B's slice
+    // 27 is used only by the ALLMEM).
     let code = compile(
         "struct A { int x; };\nstruct B { int y; };\nA !a = new A;\nB !b = new B;\nint !i = 0;\n\
          while (i < arg) { i = i + 1; if (i == 3) a.x = a.x + b.y + i; }\nreturn a.x;\n",
@@ -889,7 +890,7 @@ fn test_lazy_memory_phis_only_where_stored() {
         "START:                            [[   ]]  ",
         "  15 #int       2                 [[    16       ]]  int",
         "  12 ##BOT      2                 [[    13       ]]  #BOT",
-        "   4 #0         2                 [[  ____   88   74   22   26   33  ]]  0",
+        "   4 #0         2                 [[  ____   88   74   33  ]]  0",
         "   9 #$[ALL]    2                 [[    10       ]]  $[ALL]",
         "",
         "L8:                               [[  START      ]]  ",
@@ -899,18 +900,18 @@ fn test_lazy_memory_phis_only_where_stored() {
         "  51 #3         8                 [[    50       ]]  3",
         "  43 #1         8                 [[    48   73  ]]  1",
         "  21 #8         8                 [[    22   26  ]]  8",
-        "  26 new        8   21   13    4  [[    27       ]]  [  Ctrl, *B, #3:Bot]",
+        "  26 new        8   21   13       [[    27       ]]  [  Ctrl, *B, #3:Bot]",
         "  27 $3        26                 [[    89       ]]  #3:Bot",
-        "  22 new        8   21   13    4  [[    23   24  ]]  [  Ctrl, *A, #2:Bot]",
+        "  22 new        8   21   13       [[    23   24  ]]  [  Ctrl, *A, #2:Bot]",
         "  23 $2        22                 [[    62       ]]  #2:Bot",
         "  24 A         22                 [[    74   88  ]]  *A",
         "",
         "LOOP30:                           [[  L8        L81        ]]  ",
         "  62 Phi_$2    30   23   82       [[    89   74   88   82  ]]  #2:Bot",
-        "  33 Phi_i     30    4   48       [[    72   48   34  ]]  int",
+        "  33 Phi_i     30    4   48       [[    91   48   34  ]]  int",
         "  34 LT        30   33   16       [[    36       ]]  bool",
         "  36 If        30   34            [[    37   38  ]]  [  Ctrl, Ctrl]",
-        "  88 x         30   62   24    4  [[    90   72   74  ]]  int",
+        "  88 x         30   62   24    4  [[    90   91   74  ]]  int",
         "",
         "L37:                              [[  LOOP30     ]]  ",
         "  50 EQ        37   48   51       [[    52       ]]  bool",
@@ -924,8 +925,8 @@ fn test_lazy_memory_phis_only_where_stored() {
         "L3:                               [[  L38        ]]  ",
         "",
         "L53:                              [[  L37        ]]  ",
-        "  72 Add       53   33   88       [[    73       ]]  int",
-        "  73 Add       53   72   43       [[    74       ]]  int",
+        "  91 Add       53   33   88       [[    73       ]]  int",
+        "  73 Add       53   91   43       [[    74       ]]  int",
         "  74 .x=       53   62   24   73    4   88  [[    82  ]]  #2:Bot",
         "",
         "L54:                              [[  L37        ]]  ",

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `Chapter12Test.java`: floats.
+//! Port of Simple's chapter 19 `Chapter12Test.java`: floats.
 //!
 //! The Java parses and optimizes (`code.parse().opto()`), compares the
 //! printed program (a constant an f32 holds exactly prints with an `f`:

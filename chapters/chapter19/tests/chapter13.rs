@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `Chapter13Test.java`: references between
+//! Port of Simple's chapter 19 `Chapter13Test.java`: references between
 //! structs, forward references, null through fields.
 //!
 //! The Java parses and optimizes (`code.parse().opto()`) and compares the
@@ -250,7 +250,7 @@ fn test_check_null() {
 struct I {int i;};
 struct P { I? pi; };
 P !p1 = new P;
-P p2 = new P;
+P !p2 = new P;
 p2.pi = new I;
 p2.pi.i = 2;
 if (arg) p1 = new P;
@@ -541,7 +541,9 @@ fn test_errors() {
         error("struct S { int i; };\nS s = new S;\ns.i = new S;\nreturn 0;\n"),
         "Type *S is not of declared type int"
     );
-    assert_eq!(error("return null*2;"), "Cannot 'Mul' null");
+    // Chapter 19: a multiply by 2 is a shift (`null<<1`), and the shift
+    // is what is reported, as in Simple's chapter 19.
+    assert_eq!(error("return null*2;"), "Cannot '<<' null");
     assert_eq!(
         error("struct S { int i; };\nreturn 1 + new S;"),
         "Cannot 'Add' *S {int !i; }"
@@ -570,9 +572,15 @@ fn test_error_positions() {
     assert_eq!(&src[79..80], "n");
     // Two errors: `null + 42` is no int, nor is what it gives (Bot) to
     // `*`. Simple's walk meets the Add first, as ours does.
-    let src = "return (null + 42) * 3;";
+    let src = "return (null + 42) * 6;";
     assert_eq!(error_at(src), ("Cannot 'Add' null".into(), 13));
     assert_eq!(&src[13..14], "+");
+    // Chapter 19: times 3 is `((null+42)<<1)+(null+42)`, and the shift
+    // of the sum distributes, `(null<<1)+84`: the walk meets that shift
+    // first, which stands where the `*` was.
+    let src = "return (null + 42) * 3;";
+    assert_eq!(error_at(src), ("Cannot '<<' null".into(), 19));
+    assert_eq!(&src[19..20], "*");
     let src = "struct S1 { S2? s; };\nreturn new S2;\n";
     assert_eq!(error_at(src), ("Unknown struct type 'S2'".into(), 33));
     assert_eq!(&src[33..35], "S2");

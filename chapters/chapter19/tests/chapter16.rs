@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `Chapter16Test.java`: constructors and
+//! Port of Simple's chapter 19 `Chapter16Test.java`: constructors and
 //! final fields, with chapter 17's meaning of `!` (mutable).
 //!
 //! As in the other ports, the Java parses and optimizes
@@ -447,7 +447,7 @@ return new P { x = k; y = y + 1; }.x + new P { x = 1; }.y;
 /// Found by `simple fuzz` (chapter 16, seeds 15, 452, 900, 1656, 1959): on
 /// an arm that never runs a field read is `Top`, and nothing there is
 /// checked: neither a `Top` used as a reference (`Expected reference but
-/// got Top`) nor a constructor given a `Top` (`'S0' is not fully
+/// found Top`) nor a constructor given a `Top` (`'S0' is not fully
 /// initialized`). Whether an arm is seen to be dead could differ with and
 /// without peepholes, and so did the result.
 #[test]

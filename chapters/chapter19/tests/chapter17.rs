@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `Chapter17Test.java`: syntax sugar and
+//! Port of Simple's chapter 19 `Chapter17Test.java`: syntax sugar and
 //! mutability.
 //!
 //! As in the other ports, the Java parses and optimizes
@@ -97,7 +97,7 @@ fn test_inc0() {
 
 #[test]
 fn test_inc1() {
-    check("return arg+++arg++;\n", "return ((arg*2)+1);", &[(0, 1)]);
+    check("return arg+++arg++;\n", "return ((arg<<1)+1);", &[(0, 1)]);
 }
 
 #[test]
@@ -107,7 +107,7 @@ fn test_inc2() {
 //   -(arg--)-(arg--)
 return -arg---arg--;
 ",
-        "return (-((arg*2)+-1));",
+        "return (-((arg<<1)+-1));",
         &[(0, 1)],
     );
 }
@@ -398,7 +398,7 @@ fn test_trinary1() {
 fn test_trinary2() {
     check(
         "struct Bar { int x; };\nvar b = arg ? new Bar : null;\nreturn b ? b.x++ + b.x++ : -1;\n",
-        "return Phi(Region,((.x*2)+1),-1);",
+        "return Phi(Region,((.x<<1)+1),-1);",
         &[(0, -1), (1, 1)],
     );
 }
@@ -407,7 +407,7 @@ fn test_trinary2() {
 fn test_trinary3() {
     check(
         "struct Bar { int x; };\nvar b = arg ? new Bar;\nreturn b ? b.x++ + b.x++ : -1;\n",
-        "return Phi(Region,((.x*2)+1),-1);",
+        "return Phi(Region,((.x<<1)+1),-1);",
         &[(0, -1), (1, 1)],
     );
 }
@@ -612,12 +612,12 @@ return rez;
 fn test_compound_assignments() {
     check(
         "int x = arg; x -= 2; x *= 3; x /= 2; return x;",
-        "return (((arg-2)*3)/2);",
+        "return ((((arg-2)<<1)+Sub)/2);",
         &[(4, 3), (0, -3)],
     );
     check(
         "int i; int j; i = j = arg; return i + j;",
-        "return (arg*2);",
+        "return (arg<<1);",
         &[(5, 10)],
     );
     // `--` before no variable is two minuses; `--1` after one is `- -1`.

@@ -73,8 +73,10 @@ fn normalize(printed: &str) -> String {
     out
 }
 
-/// The lines of a schedule listing, with every number replaced by `N`,
-/// sorted.
+/// The lines of a schedule listing, with every number replaced by `N`
+/// and every run of blanks by one (the columns are padded to the width of
+/// the numbers, which may differ: node 99 in one order is node 101 in
+/// another), sorted.
 fn listing_shape(listing: &str) -> Vec<String> {
     let mut lines: Vec<String> = listing
         .lines()
@@ -84,6 +86,10 @@ fn listing_shape(listing: &str) -> Vec<String> {
                 if c.is_ascii_digit() {
                     if !out.ends_with('N') {
                         out.push('N');
+                    }
+                } else if c == ' ' {
+                    if !out.ends_with(' ') {
+                        out.push(' ');
                     }
                 } else {
                     out.push(c);
@@ -134,7 +140,12 @@ fn every_visiting_order_reaches_the_same_program() {
 fn listing_shape_ignores_numbers_and_order() {
     assert_eq!(
         listing_shape("L12: [[ L6 ]]\n  13 #10  6 [[ 12 ]] 10\nSTART:"),
-        ["  N #N  N [[ N ]] N", "LN: [[ LN ]]", "START:"]
+        [" N #N N [[ N ]] N", "LN: [[ LN ]]", "START:"]
+    );
+    // Nor the padding that the width of the numbers makes.
+    assert_eq!(
+        listing_shape("  99 Add    8   7\n 101 Add    8 100"),
+        [" N Add N N", " N Add N N"]
     );
 }
 

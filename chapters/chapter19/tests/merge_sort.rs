@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `MergeSortTest.java`: a top-down merge
+//! Port of Simple's chapter 19 `MergeSortTest.java`: a top-down merge
 //! sort written as four functions that call each other, one of them
 //! recursively, over two arrays passed by reference.
 //!

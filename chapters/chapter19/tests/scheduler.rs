@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `SchedulerTest.java`: programs with memory,
+//! Port of Simple's chapter 19 `SchedulerTest.java`: programs with memory,
 //! run by the evaluator.
 
 use chapter19::eval::Value;

@@ -1,4 +1,4 @@
-//! Port of Simple's chapter 18 `TypeTest.java`.
+//! Port of Simple's chapter 19 `TypeTest.java`.
 //!
 //! Chapter 18 rewrites the test around the nil lattice: `null` (Simple's
 //! `NIL`) is a constant of no kind of pointer, its dual is `~nil`, and

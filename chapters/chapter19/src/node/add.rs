@@ -6,7 +6,7 @@
 //! The rewrites drive every sum towards one shape: a left-leaning spine of
 //! adds with constants gathered at the right end, where they fold. `(1+x)`
 //! becomes `(x+1)`, `x+(y+z)` becomes `(x+y)+z`, `(x+1)+2` becomes `x+3`,
-//! and `x+x` becomes `x*2`. Along the spine, operands are sorted (constants
+//! and `x+x` becomes `x<<1`. Along the spine, operands are sorted (constants
 //! last, then phis of constants, then everything else by node id) so that
 //! like terms meet. A constant can also be pushed up into a phi of
 //! constants, `(phi(1,2)+3)` to `phi(4,5)`, which `phi_con` does for every
@@ -34,14 +34,14 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         return Some(lhs);
     }
 
-    // x+x is x*2, unless the sum has a range: a Mul knows none (as in
-    // Simple), and the users of a node replaced by one that knows less
-    // would lose what they know.
+    // x+x is x<<1 (chapter 19; it was x*2), unless the sum has a range:
+    // a shift left knows none (as in Simple), and the users of a node
+    // replaced by one that knows less would lose what they know.
     if lhs == rhs && g.ty(n) == Types::INT_BOT {
-        let two = g.types.int(2);
-        let two = new_constant(g, two);
-        let two = peephole(g, two);
-        return Some(new_binary(g, NodeKind::Mul, lhs, two));
+        let one = g.types.int(1);
+        let one = new_constant(g, one);
+        let one = peephole(g, one);
+        return Some(new_binary(g, NodeKind::Shl, lhs, one));
     }
 
     let is_add = |g: &Graph, x: NodeId| matches!(g.kind(x), NodeKind::Add);

@@ -83,7 +83,11 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         && super::element_offset(g, mem) == off
     {
         let value = g.in_(mem, 3);
-        return Some(cast_ro(g, n, value));
+        let value = cast_ro(g, n, value);
+        return Some(extend(g, n, value));
+    }
+    if let Some(earlier) = earlier_load(g, n, mem, off) {
+        return Some(earlier);
     }
     if let Some(found) = look_past(g, n, mem, ptr, off) {
         // Moving past a memory Phi can free a dead cycle through it (a
@@ -119,7 +123,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
                 .is_none()
                 .then(|| g.input(n, 0))
                 .flatten();
-            let above_guard = guard.is_some_and(|c| !dominates(g, c, region));
+            let above_guard = guard.is_some_and(|c| !strictly_dominates(g, c, region));
             if pays && !above_guard && (arm_phi || defined_above(g, ptr, region)) {
                 let NodeKind::Load {
                     name,
@@ -157,7 +161,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
                     {
                         let value = g.in_(m, 3);
                         g.kill(ld);
-                        return value;
+                        return extend(g, n, value);
                     }
                     peephole(g, ld)
                 };
@@ -195,6 +199,40 @@ fn cast_ro(g: &mut Graph, n: NodeId, value: NodeId) -> NodeId {
     }
 }
 
+/// Chapter 19: a value read straight from a store into a narrow integer
+/// field, cut down to the field's type as the store cut it (it may keep
+/// a wider value, see `store.rs`): the low bits of an unsigned one
+/// (`x & 255`), the sign copied up from the top bit of a signed one
+/// (`(x<<56)>>56`). As in Simple, whether or not the value fits already.
+fn extend(g: &mut Graph, n: NodeId, value: NodeId) -> NodeId {
+    let NodeKind::Load { declared, .. } = *g.kind(n) else {
+        return value;
+    };
+    let Some(t) = g.types.int_bounds(declared).filter(|t| !t.is_high()) else {
+        return value;
+    };
+    if t.min == 0 {
+        let mask = g.types.int(t.max);
+        let mask = super::new_constant(g, mask);
+        let mask = peephole(g, mask);
+        let and = super::new_binary(g, NodeKind::And, value, mask);
+        return peephole(g, and);
+    }
+    let shift = t.max.leading_zeros().saturating_sub(1);
+    if shift == 0 {
+        return value;
+    }
+    let by = g.types.int(i64::from(shift));
+    let by = super::new_constant(g, by);
+    let by = peephole(g, by);
+    g.keep(by);
+    let shl = super::new_binary(g, NodeKind::Shl, value, by);
+    let shl = peephole(g, shl);
+    g.unkeep(by);
+    let sar = super::new_binary(g, NodeKind::Sar, shl, by);
+    peephole(g, sar)
+}
+
 /// `ptr` is surely computed before control reaches `region`: a value
 /// anchored (a New, a Phi, a Cast) to control that strictly dominates
 /// `region`, or a projection of Start. Anything else may depend on values
@@ -229,7 +267,7 @@ fn defined_above(g: &mut Graph, ptr: NodeId, region: NodeId) -> bool {
 }
 
 /// Control node `c` is on every path to `region`: a dominator of it.
-fn dominates(g: &mut Graph, c: NodeId, region: NodeId) -> bool {
+fn strictly_dominates(g: &mut Graph, c: NodeId, region: NodeId) -> bool {
     let mut x = super::idom(g, region);
     while let Some(d) = x {
         if d == c {
@@ -238,6 +276,58 @@ fn dominates(g: &mut Graph, c: NodeId, region: NodeId) -> bool {
         x = super::idom(g, d);
     }
     false
+}
+
+/// Chapter 19: another load of the same place (same memory, pointer and
+/// offset) under control that dominates this one's reads the same value,
+/// and already has it: `if (a[i]) a[i].x` loads `a[i]` once. Only loads
+/// with control, an array's elements, take part.
+fn earlier_load(g: &mut Graph, n: NodeId, mem: NodeId, off: Option<NodeId>) -> Option<NodeId> {
+    let ctrl = g.input(n, 0)?;
+    let ptr = g.in_(n, 2);
+    for i in 0..g.outputs(mem).len() {
+        let ld = g.outputs(mem)[i];
+        if ld == n
+            || !matches!(g.kind(ld), NodeKind::Load { .. })
+            || g.input(ld, 1) != Some(mem)
+            || g.input(ld, 2) != Some(ptr)
+            || super::element_offset(g, ld) != off
+        {
+            continue;
+        }
+        let Some(above) = g.input(ld, 0) else {
+            continue;
+        };
+        if dominates(g, above, ctrl, n) {
+            return Some(ld);
+        }
+    }
+    None
+}
+
+/// Control `a` dominates control `b`: walking both up the dominator tree,
+/// the deeper first, they meet at `a`. `dep` is woken when a node walked
+/// changes (the answer may change with it).
+fn dominates(g: &mut Graph, a: NodeId, b: NodeId, dep: NodeId) -> bool {
+    let (mut lhs, mut rhs) = (b, a);
+    while lhs != rhs {
+        let (dl, dr) = (super::idepth(g, lhs), super::idepth(g, rhs));
+        if dl >= dr {
+            g.add_dep(lhs, dep);
+            let Some(up) = super::idom(g, lhs) else {
+                return false;
+            };
+            lhs = up;
+        }
+        if dl <= dr {
+            g.add_dep(rhs, dep);
+            let Some(up) = super::idom(g, rhs) else {
+                return false;
+            };
+            rhs = up;
+        }
+    }
+    lhs == a
 }
 
 /// `x` is the load `n`, or loads the same field of the same object from
@@ -275,7 +365,8 @@ fn look_past(
             NodeKind::Store { .. } => {
                 let (sptr, soff) = (writable(g, g.in_(m, 2)), super::element_offset(g, m));
                 if sptr == ptr && soff == off {
-                    return Some(g.in_(m, 3));
+                    let value = g.in_(m, 3);
+                    return Some(extend(g, n, value));
                 }
                 if !store_elsewhere(g, ptr, off, m) {
                     break;
@@ -285,9 +376,11 @@ fn look_past(
             NodeKind::Proj { .. } if super::new_proj(g, m) => {
                 let made = g.in_(m, 0);
                 if new_of(g, ptr) == Some(made) {
-                    // Every element of a new array holds the same zero.
-                    let i = super::new_init_input(g, made, alias)?;
-                    return Some(g.in_(made, i));
+                    // Chapter 19: the New leaves every field (and every
+                    // element of an array) zero.
+                    let zero = super::new_zero(g, made, alias)?;
+                    let zero = super::new_constant(g, zero);
+                    return Some(peephole(g, zero));
                 }
                 // Another object's New leaves this one as it was.
                 let Some(i) = new_of(g, ptr).and(super::new_mem_input(g, made, alias)) else {

@@ -59,8 +59,7 @@ pub use load::passes as load_passes;
 pub use loop_::new as loop_new;
 pub use mem_merge::{new as mem_merge_new, slice as mem_merge_slice};
 pub use new::{
-    field_count as new_field_count, init_input as new_init_input, mem_input as new_mem_input,
-    new as new_new, Fields as NewFields,
+    field_count as new_field_count, mem_input as new_mem_input, new as new_new, zero as new_zero,
 };
 pub use phi::new as phi_new;
 pub use proj::{new as proj_new, new_cproj as cproj_new};
@@ -195,12 +194,12 @@ pub enum NodeKind {
         name: Box<str>,
         at: u32,
     },
-    /// Allocates a struct or an array with its initial values (chapter 15:
-    /// a multi-node). `in(0)` is the control that anchors it, `in(1)` the
+    /// Allocates a struct or an array, every field zero (chapter 15: a
+    /// multi-node). `in(0)` is the control that anchors it, `in(1)` the
     /// size in bytes, `in(2+i)` the memory slice of field `i` (alias class
-    /// `first_alias + i`), and (chapter 16) `in(2+n+i)` the initial value
-    /// of field `i` of `n`. Its tuple: control, the pointer (type `ptr`),
-    /// then each field's slice with the new object's field set.
+    /// `first_alias + i`). (Chapter 16's initial values, `in(2+n+i)`, are
+    /// stores from chapter 19.) Its tuple: control, the pointer (type
+    /// `ptr`), then each field's slice with the new object's field zero.
     New {
         ptr: TypeId,
         first_alias: u32,
@@ -1058,7 +1057,7 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
             NodeKind::Start { .. } => out.push_str("Start"),
             NodeKind::Stop => stop::print(g, n, out),
             NodeKind::Return => return_::print(g, n, out),
-            NodeKind::Constant(t) => g.types.print(*t, out),
+            NodeKind::Constant(t) => constant::print(g, *t, out),
             NodeKind::Add => print_binary(g, n, "+", out),
             NodeKind::Sub => print_binary(g, n, "-", out),
             NodeKind::Mul => print_binary(g, n, "*", out),

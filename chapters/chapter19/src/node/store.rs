@@ -5,18 +5,25 @@
 //! Load of `q.y` never has to look at it. `in(2)` is the pointer, `in(3)`
 //! the value.
 //!
-//! A Store knows the type of its field. Once the program is optimized, the
-//! value must fit it ([`error`]): `null` cannot go into a field declared
-//! `N` (not `N?`).
+//! A Store knows the type of its field. (Until chapter 18, once the
+//! program was optimized, the value had to fit it: `Cannot store null
+//! into field *N next`. The parser checks this as it makes the store, and
+//! chapter 19's narrow stores take wider values, so that check is gone,
+//! as in Simple.)
 //!
 //! Chapter 15: a store has a fifth input, `in(4)`, the byte offset it
 //! writes (a field's constant, or an element's `(i<<scale)+base`); only a
 //! store at the same offset overwrites another. Its type is its class's
 //! slice holding what it held and the value stored (`MEM#2:int`).
 //!
-//! Chapter 16: a New takes each field's initial value (an array's length
-//! too, so `new` makes no store at all), and a store of a constant right
-//! after it folds into the New ([`fold_into_new`]).
+//! Chapter 19: a New leaves every field zero, and the parser stores each
+//! initial value that is not (an array's length too) with an `init`
+//! store, which may set a final field (chapter 16 had the values as the
+//! New's inputs, and folded a constant store into the New). A narrow
+//! store keeps only the low bits of its value, so a mask that keeps them
+//! all is no work: `s.b = x & 255` into a `u8` stores `x`
+//! ([`idealize`]); a load that reads the store's value directly cuts it
+//! down again (`load.rs`).
 
 use super::{to_string, NodeKind, Printer};
 use crate::graph::{Graph, NodeId};
@@ -65,7 +72,8 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
 
 /// Store after store to the same field of the same object: the first is
 /// overwritten before anyone can see it, so skip it, provided nothing else
-/// uses it.
+/// uses it. Chapter 19: a narrow store of `x & mask`, where the mask
+/// keeps every bit the field holds, stores `x`.
 pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     let mem = g.in_(n, 1);
     let ptr = g.in_(n, 2);
@@ -79,53 +87,31 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         g.set_def(n, 1, Some(older));
         return Some(n);
     }
-    fold_into_new(g, n)
+    narrow_mask(g, n)
 }
 
-/// Chapter 16: a store of a constant into the object a New just made,
-/// straight after it (`S s = new S; s.x = 99;`), becomes the field's
-/// initial value, an input of the New, and the store goes away. Not into
-/// an array's body: the New's one value stands for every element. Only
-/// a constant can be moved up into the New: another value might depend
-/// on the New itself (`C self = new C { c = self; }`). The New's slice
-/// must have no other use, which would still see the old value.
-fn fold_into_new(g: &mut Graph, n: NodeId) -> Option<NodeId> {
-    let NodeKind::Store { alias, .. } = *g.kind(n) else {
+/// A store into a field narrower than 64 bits writes only its low bytes:
+/// an And of the value with a constant that keeps all of them is no work.
+fn narrow_mask(g: &mut Graph, n: NodeId) -> Option<NodeId> {
+    let NodeKind::Store { declared, .. } = *g.kind(n) else {
         return None;
     };
-    let (mem, ptr, value) = (g.in_(n, 1), g.in_(n, 2), g.in_(n, 3));
-    if !super::new_proj(g, mem) || !super::new_proj(g, ptr) {
+    let value = g.in_(n, 3);
+    if !matches!(g.kind(value), NodeKind::And) || !g.types.is_int(declared) {
         return None;
     }
-    let made = g.in_(mem, 0);
-    let NodeKind::New {
-        ptr: made_ty,
-        first_alias,
-    } = *g.kind(made)
-    else {
-        return None;
-    };
-    let obj = g.types.pointee(made_ty)?;
-    let body = g.types.is_array(obj) && alias == first_alias + 1;
-    if g.in_(ptr, 0) != made
-        || !g.types.is_ptr(g.ty(ptr))
-        || body
-        || !g.types.is_high_or_const(g.ty(value))
-        || !no_use_beyond(g, mem, n)
-        || error(g, n).is_some()
-    {
+    let mask = g.types.int_value(g.ty(g.in_(value, 2)))?;
+    let size = g.types.layout(declared)?.size;
+    if size >= 8 {
         return None;
     }
-    let i = super::new_init_input(g, made, alias)?;
-    g.set_def(made, i, Some(value));
-    // The New's tuple and the slice change sideways (the field holds
-    // another constant), not up: set, not checked by `set_type`.
-    let ty = super::compute(g, made);
-    g.set_ty(made, ty);
-    let ty = super::compute(g, mem);
-    g.set_ty(mem, ty);
-    g.push_outputs(mem);
-    Some(mem)
+    let bits = (1i64 << (8 * size)) - 1;
+    if bits & mask != bits {
+        return None;
+    }
+    let x = g.in_(value, 1);
+    g.set_def(n, 3, Some(x));
+    Some(n)
 }
 
 /// `n` has no use but `that`. Otherwise each other user is told to wake
@@ -144,12 +130,14 @@ fn no_use_beyond(g: &mut Graph, n: NodeId, that: NodeId) -> bool {
 }
 
 /// A store through a read-only reference (chapter 17: `Cannot modify
-/// final field 'x'`), or a value that the field cannot hold: `Cannot
-/// store null into field *N next`.
+/// final field 'x'`); not a new object's initial value (chapter 19).
 pub fn error(g: &mut Graph, n: NodeId) -> Option<crate::Error> {
-    let NodeKind::Store { declared, at, .. } = *g.kind(n) else {
+    let NodeKind::Store { at, .. } = *g.kind(n) else {
         return None;
     };
+    if g.init_stores.contains(&n) {
+        return None;
+    }
     if let NodeKind::Store { name, .. } = g.kind(n) {
         let ptr = g.ty(g.in_(n, 2));
         let types = &g.types;
@@ -169,21 +157,7 @@ pub fn error(g: &mut Graph, n: NodeId) -> Option<crate::Error> {
             ));
         }
     }
-    let t = g.ty(g.in_(n, 3));
-    if g.types.isa(t, declared) {
-        return None;
-    }
-    let NodeKind::Store { name, .. } = g.kind(n) else {
-        unreachable!("a store")
-    };
-    Some(crate::Error::new(
-        format!(
-            "Cannot store {} into field {} {name}",
-            g.types.to_string(t),
-            g.types.to_string(declared)
-        ),
-        at as usize,
-    ))
+    None
 }
 
 /// `.x=1;`: the field and the stored value, printed afresh as Simple does.
