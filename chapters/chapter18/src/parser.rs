@@ -1689,7 +1689,9 @@ impl<'a> Parser<'a> {
     /// `('++' | '--') id | '-' unary | '!' unary | postfix`
     ///
     /// Chapter 17: `++x` and `--x` add 1 or -1 to variable `x` and are its
-    /// new value. Only a bound name counts: `--12` is still `-(-12)`.
+    /// new value. Only a bound name counts: `--12` is still `-(-12)`, and
+    /// from chapter 18 only a name not bound to a reference: `--s.x` is
+    /// `-(-s.x)`.
     fn parse_unary(&mut self) -> Parsed {
         self.nested(|p| {
             let old = p.lexer.token_start();
@@ -2433,13 +2435,16 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A name bound to a variable, if one is next; else nothing is read.
+    /// A name bound to a variable that is not a struct or array reference,
+    /// if one is next; else nothing is read. (Chapter 18: `--s.x` is
+    /// `-(-s.x)` when `s` is a reference.)
     fn match_var(&mut self) -> Option<String> {
         let old = self.lexer.pos();
         match self.lexer.match_id() {
             Some(name)
                 if !is_keyword(&name)
-                    && scope::declared_type(&self.graph, self.scope, &name).is_some() =>
+                    && scope::declared_type(&self.graph, self.scope, &name)
+                        .is_some_and(|t| !self.graph.types.is_ptr(t)) =>
             {
                 Some(name)
             }

@@ -1042,3 +1042,23 @@ var v13 = (((p5.f0 * g0((v6 ^ p5.f0), (v7 < v11))) * g0(arg, (v7 >= v6))) + ((6 
     assert_shows(&code, 0, "1");
     assert_shows(&code, 1, "1");
 }
+
+// ---------------------------------------------------------------
+// What Simple's own random program generator (its fuzzer's
+// `ScriptGenerator`) writes, and Simple's chapter 18 answers (see
+// `simple_generator.rs`, which checks 1,500 of its programs).
+
+/// `--` before a name bound to a reference is two minus signs: `--s.x` is
+/// `-(-s.x)`, and `s` is neither decremented nor asked to be mutable.
+/// (Chapter 17 pre-decrements any variable, so there `--s.x` is a syntax
+/// error at the `.`.)
+#[test]
+fn test_minus_minus_before_a_field() {
+    let code = compile("struct S { int x; }; S !s = new S; s.x = arg; return --s.x;");
+    assert_eq!(code.print(), "return arg;");
+    assert_shows(&code, 7, "7");
+    let code = compile("struct S { int x; }; S s = new S { x = 3; }; return --s.x + --s.x;");
+    assert_eq!(code.print(), "return 6;");
+    let code = compile("int[] !a = new int[2]; a[1] = arg; int i = 1; return --a[--i + 1] + i;");
+    assert_shows(&code, 5, "5");
+}
