@@ -199,6 +199,11 @@ struct FunctionBody {
     stop_slot: usize,
     rpc: NodeId,
     returns: Vec<(NodeId, NodeId, NodeId)>,
+    /// The meet of the types its `return`s had as they were parsed, dead
+    /// ones too, and the kinds met among them (as Simple's Return gathers
+    /// them, for its error when they have nothing in common).
+    returned: TypeId,
+    kinds: node::return_::Kinds,
 }
 
 impl Parser<'_> {
@@ -362,6 +367,8 @@ impl<'a> Parser<'a> {
             stop_slot,
             rpc,
             returns: Vec::new(),
+            returned: Types::TOP,
+            kinds: node::return_::Kinds::default(),
         });
         let last = self.statements()?;
         if self.graph.ty(self.ctrl()) == Types::CTRL {
@@ -398,7 +405,8 @@ impl<'a> Parser<'a> {
             rpc,
             returns,
             stop_slot,
-            ..
+            returned,
+            kinds,
         } = body;
         let g = &mut self.graph;
         let (ctrl, expr, mem) = match returns.len() {
@@ -437,6 +445,9 @@ impl<'a> Parser<'a> {
         g.unkeep(rpc);
         g.fun_of_return.insert(ret, fun);
         g.operator_at.insert(ret, at);
+        if returned == Types::BOTTOM {
+            g.mixed_returns.insert(ret, kinds.message());
+        }
         node::fun::set_ret(g, fun, ret);
         let ret = node::peephole(g, ret);
         if g.disable_peephole {
@@ -692,7 +703,19 @@ impl<'a> Parser<'a> {
                 self.graph.unkeep(lhs);
                 self.graph.unkeep(rhs);
                 let phi = phi_new(&mut self.graph, "", declared, r, &[lhs, rhs]);
-                self.peep(phi)
+                let v = self.peep(phi);
+                // Chapter 18: a value of no type (`arg ? 7 : ptr`) is an
+                // error at once, as Simple reports it while parsing (an
+                // `if`'s value is not checked, nor what the Phi folded to).
+                let checked = matches!(arms, Arms::Values)
+                    && matches!(self.graph.kind(v), NodeKind::Phi { .. });
+                if let Some(mut e) = checked.then(|| node::error(&mut self.graph, v)).flatten() {
+                    if e.offset == usize::MAX {
+                        e.offset = self.lexer.token_start();
+                    }
+                    return Err(e);
+                }
+                v
             }
             None => r,
         };
@@ -982,11 +1005,12 @@ impl<'a> Parser<'a> {
         g.keep(ctrl);
         g.keep(expr);
         g.keep(memory);
-        self.funs
-            .last_mut()
-            .expect("inside a function")
-            .returns
-            .push((ctrl, expr, memory));
+        let body = self.funs.last_mut().expect("inside a function");
+        body.returns.push((ctrl, expr, memory));
+        // Reachable or not, the value counts towards the function's type.
+        let t = g.ty(expr);
+        body.returned = g.types.meet(body.returned, t);
+        body.kinds.add(&g.types, t);
     }
 
     /// The current state of all of memory: the classes that stores split

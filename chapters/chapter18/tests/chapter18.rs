@@ -1062,3 +1062,28 @@ fn test_minus_minus_before_a_field() {
     let code = compile("int[] !a = new int[2]; a[1] = arg; int i = 1; return --a[--i + 1] + i;");
     assert_shows(&code, 5, "5");
 }
+
+/// A function's returns must have a type in common as they were parsed,
+/// reachable or not.
+#[test]
+fn test_mixed_returns_in_dead_code() {
+    assert_eq!(
+        error("if (0) return 1; return null;"),
+        "No common type amongst int and reference"
+    );
+    assert_eq!(
+        error("if (0) return 1.5; return arg;"),
+        "No common type amongst int and f64"
+    );
+    assert_eq!(
+        error("val f = { int x -> if (1) return x; return null; }; return f;"),
+        "No common type amongst int and reference"
+    );
+    // As in Simple, a function inlined at its one call has no Return left
+    // to check.
+    let code = compile("val f = { int x -> if (1) return x; return null; }; return f(arg);");
+    assert_eq!(code.print(), "return arg;");
+    // A dead return that fits is no error.
+    let code = compile("if (0) return 1; return arg;");
+    assert_eq!(code.print(), "return arg;");
+}
