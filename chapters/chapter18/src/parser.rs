@@ -1635,6 +1635,12 @@ impl<'a> Parser<'a> {
             let n = self.graph.add_node(kind, vec![None, Some(lhs), None]);
             let rhs = self.parse_addition()?;
             self.graph.set_def(n, 2, Some(rhs));
+            // Chapter 18: shifting a float is an error as soon as it is
+            // read, reachable or not, as Simple checks it while parsing.
+            if let Some(mut e) = node::error(&mut self.graph, n) {
+                e.offset = at;
+                return Err(e);
+            }
             let n = node::widen(&mut self.graph, n);
             lhs = self.peep(n);
             self.note_operator(n, at);

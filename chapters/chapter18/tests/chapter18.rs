@@ -1087,3 +1087,16 @@ fn test_mixed_returns_in_dead_code() {
     let code = compile("if (0) return 1; return arg;");
     assert_eq!(code.print(), "return arg;");
 }
+
+/// A shift of a float is an error while parsing, in dead code too.
+#[test]
+fn test_float_shift_in_dead_code() {
+    for op in ["<<", ">>", ">>>"] {
+        assert_eq!(
+            error(&format!(
+                "int x = 1; if (0) {{ x = 1.5 {op} 2; }} return x;"
+            )),
+            format!("Cannot '{op}' flt")
+        );
+    }
+}
