@@ -1259,10 +1259,13 @@ impl<'a> Parser<'a> {
                 .map(|idx| node::struct_::default(&self.graph, defaults, idx))
                 .collect()
         };
-        // (In dead code nothing is checked: a field read there is `Top`.)
+        // A field left unset (still its default, `Top`) is an error in dead
+        // code too, as in Simple; other values are not checked in dead
+        // code: a field read there is `Top`.
         let dead = self.graph.ty(self.ctrl()) == Types::XCTRL;
         for (idx, &v) in values.iter().enumerate() {
-            if self.graph.ty(v) == Types::TOP && !dead {
+            let unset = v == node::struct_::default(&self.graph, defaults, idx);
+            if self.graph.ty(v) == Types::TOP && (unset || !dead) {
                 let fname = self.graph.types.field_name(info.ty, idx);
                 return Err(Error::new(
                     format!(

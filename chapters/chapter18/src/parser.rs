@@ -1065,8 +1065,9 @@ impl<'a> Parser<'a> {
     /// Drops the value of an expression statement. Nothing uses it, so it
     /// dies, but arithmetic on a non-number in it (`-null-5;`) is still
     /// the program's error, as in Simple, whose graph keeps such nodes.
-    /// In dead code nothing is checked (chapter 16): a field read there is
-    /// `Top`, which arithmetic without peepholes would not fold.
+    /// In dead code nothing is checked (as from chapter 16): a value there
+    /// may be `Top` (a merge of no live path), which arithmetic without
+    /// peepholes would not fold.
     fn check_dropped(&mut self, value: NodeId) -> Result<(), Error> {
         if !self.graph.is_unused(value) {
             return Ok(());
@@ -1778,11 +1779,10 @@ impl<'a> Parser<'a> {
                 return Ok(expr);
             };
             let t = self.graph.ty(expr);
-            // In dead code (after a `return`, or on an arm that never runs)
-            // nothing is checked, as in Simple's chapter 16; there a field
-            // read earlier is `Top`, no reference.
-            let dead = self.graph.ty(self.ctrl()) == Types::XCTRL;
-            if !dead && !self.graph.types.is_ptr(t) && t != Types::NULL {
+            // Chapter 18: dead code (after a `return`, or on an arm that
+            // never runs) is checked as any other, as Simple's chapter 18
+            // does (chapters 16 and 17 skipped its field accesses).
+            if !self.graph.types.is_ptr(t) && t != Types::NULL {
                 let shown = self.graph.types.str(t);
                 return Err(Error::new(
                     format!("Expected reference but got {shown}"),
@@ -1805,31 +1805,6 @@ impl<'a> Parser<'a> {
                     format!("Accessing unknown field '{name}' from 'null'"),
                     at,
                 ));
-            }
-            // In dead code the access is parsed and dropped, and so are the
-            // object and the index, if nothing else holds them (a New left
-            // in the graph would still allocate when the schedule runs).
-            if dead {
-                if self.graph.is_unused(expr) {
-                    self.graph.kill(expr);
-                }
-                if access == "[]" {
-                    let index = self.parse_expression()?;
-                    if self.graph.is_unused(index) {
-                        self.graph.kill(index);
-                    }
-                    self.require("]")?;
-                }
-                if self.lexer.matches("=") {
-                    if !self.lexer.peek_is('=') {
-                        return self.parse_expression();
-                    }
-                    let pos = self.lexer.pos();
-                    self.lexer.set_pos(pos - 1);
-                }
-                let top = node::new_constant(&mut self.graph, Types::TOP);
-                expr = self.peephole(top);
-                continue;
             }
             // The struct is looked up by name: a pointer to a forward
             // reference finds the fields declared since.
@@ -2106,12 +2081,12 @@ impl<'a> Parser<'a> {
         };
         // A field still `Bottom` was never set in the constructor (chapter
         // 17); one still `Top` had no constructor to set it (Simple lets
-        // that pass, and its evaluator then fails). In dead code nothing is
-        // checked: a field read there is `Top`.
-        let dead = self.graph.ty(self.ctrl()) == Types::XCTRL;
+        // that pass, and its evaluator then fails). Dead code is checked
+        // too, as Simple's chapter 18 does: a field read there is a load
+        // like any other (chapters 16 and 17 made it `Top`).
         for (idx, &v) in values.iter().enumerate() {
             let t = self.graph.ty(v);
-            if (t == Types::BOTTOM || t == Types::TOP) && !dead {
+            if t == Types::BOTTOM || t == Types::TOP {
                 let fname = self.graph.types.field_name(info.ty, idx);
                 return Err(Error::new(
                     format!(
@@ -2224,8 +2199,8 @@ impl<'a> Parser<'a> {
         }
         // A not-null reference declared without a value holds `Top` until
         // it is given one; reading it before is an error (Simple lets the
-        // `Top` through). Other names hold `Top` only from dead code, where
-        // a field access gives `Top` and anything goes.
+        // `Top` through). Other names hold `Top` only in dead code (a merge
+        // of no live path), where this is not checked.
         if matches!(self.graph.kind(value), NodeKind::Constant(Types::TOP))
             && self.graph.ty(self.ctrl()) != Types::XCTRL
             && scope::declared_type(&self.graph, self.scope, &name)

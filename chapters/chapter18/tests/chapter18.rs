@@ -1100,3 +1100,23 @@ fn test_float_shift_in_dead_code() {
         );
     }
 }
+
+/// Dead code is parsed as any other: `s.x--(1)` calls what `s.x--`
+/// gives, an int; a constructor must set what must be set.
+#[test]
+fn test_dead_code_is_checked() {
+    assert_eq!(
+        error("struct S { int x; }; if (0) { S s = new S; int y = s.x--(1); } return 1;"),
+        "Expected a function but got int"
+    );
+    assert_eq!(
+        error("struct T { int x; }; struct S { T f; }; if (0) { S? s = new S; } return 1;"),
+        "'S' is not fully initialized, field 'f' needs to be set in a constructor"
+    );
+    assert_eq!(
+        error(
+            "struct T { int x; }; struct S { T f; }; if (arg) return 0; else return 1; S s = new S {}; return 2;"
+        ),
+        "'S' is not fully initialized, field 'f' needs to be set in a constructor"
+    );
+}
