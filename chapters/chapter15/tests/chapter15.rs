@@ -844,3 +844,26 @@ return x;
     assert_shows(&code, 0, LOOPS, "1.25");
     assert_shows(&code, 1, LOOPS, "0.0");
 }
+
+/// A null seen as not null on an arm that never runs is `Top`, a pointer
+/// no value has; a field read through it is Simple's "from null" error
+/// (issue 22, chapter 15 seeds 1043380 and 1189936, without peepholes),
+/// not "Expected reference but got Top".
+#[test]
+fn test_a_field_read_through_top_is_read_from_null() {
+    let src = "\
+struct S0 { S0? f0; }
+S0?[] a = new S0?[4];
+int v = arg;
+if (v - v) {
+  if (v) a[v & 3] = a[1];
+  S0? t = a[arg & 3];
+  if (t) t = t.f0;
+}
+return 0;
+";
+    assert_eq!(error(src), "Accessing field 'f0' from null");
+    let mut code = CodeGen::new(src).without_peepholes();
+    let e = code.parse().map(|_| ()).expect_err("a field of null");
+    assert_eq!(e.message, "Accessing field 'f0' from null");
+}

@@ -1179,3 +1179,32 @@ return t;
         assert_shows(&code, arg, "0");
     }
 }
+
+/// A load held below a test stays below it: it may not be split into
+/// loads on the arms of a merge above the test (issue 22, chapter 16 seed
+/// 1034957). `p4` is `p0`, never null, so on the arm where `if (p4)` fails
+/// the pointer is `*$TOP`; the load of `p0.f2` split through the merge of
+/// `if (arg < 1)` read through it where `arg < 1`, and both evaluators
+/// faulted (`null pointer accessing 'f2'`).
+#[test]
+fn test_a_guarded_load_is_not_split_above_its_guard() {
+    let code = compile(
+        "\
+struct S0 { int f0; u8 f1; int f2; };
+S0 !p0 = new S0;
+int v1 = arg;
+u1 v3 = arg;
+if (v3) { if (arg) { p0.f2 = ((v3 / v3) < (-v3)); } }
+S0? !p4 = null;
+if (arg < 1) p4 = new S0 { f0 = (v3 <= p0.f2); f1 = (9 != v3); f2 = v3; };
+if (arg) { v1 = 1 / v1; }
+p4 = p0;
+if (p4) p4.f2 = v1;
+S0 p6 = new S0 { f0 = (3 >= p0.f2); f1 = -(-1.5 < 0.5); };
+return p6.f0;
+",
+    );
+    for arg in [-7, 0, 1, 3] {
+        assert_shows(&code, arg, "1");
+    }
+}
