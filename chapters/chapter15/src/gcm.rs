@@ -725,6 +725,9 @@ struct Late {
     /// The block chosen for each node visited. For a control node: the
     /// block it heads or ends; for a pinned data node: its input 0.
     late: Vec<Option<NodeId>>,
+    /// The nodes the walk has entered: with no block yet, they are being
+    /// placed (their uses are being walked).
+    entered: Vec<bool>,
     /// For each block, the last Load whose range of blocks included it
     /// (Simple's `_anti` field).
     anti: Vec<Option<NodeId>>,
@@ -760,6 +763,7 @@ impl Late {
     fn new(g: &Graph) -> Self {
         Late {
             late: vec![None; g.len() + 1],
+            entered: vec![false; g.len() + 1],
             anti: vec![None; g.len() + 1],
             marks: 0,
             placed: Vec::new(),
@@ -841,6 +845,7 @@ impl Late {
             return;
         }
         let i = n.nid() as usize;
+        self.entered[i] = true;
         // Nodes whose block is known get it first, so that a walk around a
         // loop stops at them.
         if is_cfg(g, n) {
@@ -956,6 +961,11 @@ impl Late {
         load: NodeId,
         range: &[NodeId],
     ) {
+        // A writer still being placed is not entered again (its walk
+        // would come back here, round the same loop, for ever).
+        if self.entered[u.nid() as usize] {
+            return;
+        }
         let marks = self.marks;
         self.visit(g, s, u);
         if self.marks != marks {
@@ -1048,6 +1058,7 @@ impl Late {
                     // Placed already, memory users going first; make sure.
                     self.visit_keeping_marks(g, s, u, load, range);
                     let Some(st_blk) = self.late[u.nid() as usize] else {
+                        lca = load_before_unplaced(g, s, load, u);
                         continue;
                     };
                     // Input 0 still holds the Store's early block.
@@ -1082,6 +1093,7 @@ impl Late {
                 {
                     self.visit_keeping_marks(g, s, u, load, range);
                     let Some(new_blk) = self.late[u.nid() as usize] else {
+                        lca = load_before_unplaced(g, s, load, u);
                         continue;
                     };
                     let new_early = g.input(u, 0).unwrap_or_else(|| g.start());
@@ -1193,6 +1205,25 @@ fn load_goes_first(g: &mut Graph, load: NodeId, writer: NodeId) {
     if !g.inputs(writer).contains(&Some(load)) {
         g.add_def(writer, Some(load));
     }
+}
+
+/// Writer `writer` of the memory Load `load` reads has no block yet: it
+/// is being placed, and the walk came to the Load from it, round a loop
+/// (the Load's address depends on what the writer wrote on the trip
+/// before). The Load goes as early as it can, to its early block, and the
+/// writer after it: it takes the Load as an input (so that in one block
+/// the Load comes first) and goes no higher than the Load's block.
+/// Returns the Load's new LCA.
+fn load_before_unplaced(g: &mut Graph, s: &mut Schedule, load: NodeId, writer: NodeId) -> NodeId {
+    let early = g.input(load, 0).unwrap_or_else(|| g.start());
+    load_goes_first(g, load, writer);
+    let writer_early = g.input(writer, 0).unwrap_or_else(|| g.start());
+    if s.idepth(g, early) > s.idepth(g, writer_early)
+        && s.lca(g, early, Some(writer_early)) == writer_early
+    {
+        g.set_def(writer, 0, Some(early));
+    }
+    early
 }
 
 /// Moving up from `best` to `cand` pays if `cand` is in a shallower loop

@@ -890,3 +890,40 @@ return p6.f0;
         assert_shows(&code, arg, "1");
     }
 }
+
+/// A Load reached from a writer of its memory that is still being placed:
+/// round a loop, its index depends on what the writer stored on the trip
+/// before (issue 22, chapter 17 seed 1018965). Global code motion placed
+/// the writer to place the Load, entered the writer again, and so on: the
+/// compiler overflowed its stack (`simple print` aborted). The Load now
+/// goes to its early block and the writer after it.
+#[test]
+fn test_a_load_reached_from_its_writer_round_a_loop() {
+    let code = parse_iterated(
+        "\
+i32 v0 = (((7) <= (arg ^ arg)) >= (arg ^ arg));
+int v1 = (((v0 >> v0) - 6));
+i16[] !a2 = new i16[4];
+int[] !a3 = new int[4 + (arg & 3)];
+a3[(v0 | v1) & 3] = (-v1);
+for (int c6 = 0; c6 < 4; c6 += 1) {
+  i16 t7 = a2[9 & 3];
+  a2[(a3# > v0) & 3] = t7;
+  i16 t8 = a2[(t7 == arg) & 3];
+  a2[(a3[v1 & 3] > v1) & 3] = ((t8 * ((arg * arg) ? (v1 < 9) : a3[(((t7 & a3[arg & 3]) ? (a2# + v0) : t7) == t8) & 3])) != (a2# * v0));
+}
+int t9 = a3[(v0) & 3];
+a3[(((((2 + v1) ? (a2[(0 != (((arg & v1) ? -a3[(v1 <= v1) & 3] : (a3# ^ v1)) != (arg - arg))) & 3] <= v0) : a3[(1 < arg) & 3])) ? -8 : (v1 >= 5)) != arg) & 3] = t9;
+int v10 = v0;
+if (4) {
+  v10 = ((a3# - (v0 > 2)) > ((t9 >> a3[-v10 & 3]) ^ (t9 == t9)));
+}
+v1 = -((a2[arg & 3] << ((2 ? (a3[v0 & 3]) : v10) ? (a3# * 7) : (v0 >= v1))) * (v10 + 9));
+u8 v11 = v1;
+return -a2[(a2[(9 << v0) & 3] | v11) & 3];
+",
+    );
+    for arg in [-7, 0, 1, 3] {
+        assert_shows(&code, arg, "0");
+    }
+}
