@@ -30,12 +30,12 @@ fn two_thousand_programs_agree_with_and_without_optimization() {
 }
 
 /// The programs of issue 22 whose schedule computed something else than
-/// their graph, or that a compile refused: (chapter, seed) as `simple
-/// fuzz --chapter C --seed S --count 1` reproduces them. Each chapter's
-/// tests hold the program reduced.
+/// their graph, that a compile refused, or that crashed the compiler:
+/// (chapter, seed) as `simple fuzz --chapter C --seed S --count 1`
+/// reproduces them. Each chapter's tests hold the program reduced.
 #[test]
 fn the_programs_of_issue_22_agree() {
-    const SEEDS: [(u32, u64); 9] = [
+    const SEEDS: [(u32, u64); 13] = [
         (15, 15943),
         (15, 24597),
         (15, 9330912),
@@ -45,6 +45,11 @@ fn the_programs_of_issue_22_agree() {
         (16, 31022158),
         (17, 9339677),
         (18, 81892),
+        // Found by the issue's sweep of fresh seeds.
+        (15, 1043380),
+        (15, 1189936),
+        (16, 1034957),
+        (17, 1018965),
     ];
     let run = std::thread::Builder::new()
         .stack_size(256 << 20)
