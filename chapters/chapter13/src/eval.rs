@@ -502,8 +502,14 @@ impl Evaluator<'_> {
 
     /// The value returned by `ret`, with objects read out of the final
     /// memory state (the Return's memory inputs), and the objects their
-    /// fields refer to in turn.
+    /// fields refer to in turn. A deep structure (a long list returned)
+    /// nests a level per object shown: the stack grows rather than
+    /// overflows.
     fn snapshot(&self, ret: NodeId, v: &Val, shown: &mut Shown) -> Eval<Value> {
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.snapshot_here(ret, v, shown))
+    }
+
+    fn snapshot_here(&self, ret: NodeId, v: &Val, shown: &mut Shown) -> Eval<Value> {
         let o = match v {
             Val::Ptr(o) => *o,
             Val::Null => return Ok(Value::Null),

@@ -91,3 +91,30 @@ return s + t;
     assert_eq!(code.eval(n, LOOPS), want);
     assert_eq!(code.eval_scheduled(n, LOOPS), want);
 }
+
+/// The list of 20,000 nodes returned: both evaluators show it (the first
+/// nodes in full, then as far as shown objects go), nesting a level per
+/// node, on a test's own small stack (it overflowed once).
+#[test]
+fn a_long_list_returned_is_shown() {
+    let src = "\
+struct N { N? next; int v; }
+N? h = null;
+int i = 0;
+while (i < arg) {
+    N n = new N;
+    n.next = h;
+    n.v = i;
+    h = n;
+    i = i + 1;
+}
+return h;
+";
+    let code = compiled(src);
+    let graph = code.eval(COUNT, LOOPS);
+    let Outcome::Value(shown) = &graph else {
+        panic!("{graph:?}");
+    };
+    assert!(shown.to_string().contains("next="), "{shown}");
+    assert_eq!(code.eval_scheduled(COUNT, LOOPS), graph);
+}
