@@ -780,6 +780,67 @@ return t;
     }
 }
 
+/// Loads of array elements that hold only null, split through a memory
+/// phi, make a phi of loads typed `null` (found by `simple fuzz --chapter
+/// 15 --seed 24597` in a debug build, reduced by the fuzzer). Meeting
+/// `null` with the top of `*S0?` gives `*S0?`, lower than the load the
+/// phi replaced, and the type of the store of it fell (set_type's
+/// monotonicity assertion): a phi of only `null` is `null`.
+#[test]
+fn test_a_phi_of_loads_of_only_null_is_null() {
+    let code = parse_iterated(
+        "\
+struct S0 { i64 f0; }
+struct S1 { S0? f0; int f1; }
+S0 p0 = new S0;
+S1 p1 = new S1;
+int v2 = (1 / (((1.5 <= (arg + 1.5)) + arg) >= (p0.f0 << arg)));
+flt x3 = (-arg + (-arg * arg));
+S0?[] a4 = new S0?[8];
+S0? t5 = a4[(v2 != p1.f1) & 3];
+a4[(v2 != p1.f1) & 3] = a4[(5 > arg) & 3];
+if (((p1.f1 >= arg) / (v2 != v2))) {
+  int v7 = (((2 & v2) & (v2 + v2)) >= ((v2 >= v2) << (v2 > a4#)));
+  v7 = -(-v2);
+  S0? t8 = a4[(v2 ^ arg) & 3];
+  a4[(7 & a4#) & 3] = t8;
+}
+int v9 = (a4#);
+int v10 = ((-p1.f1 * v9) - -(a4# * 8));
+if ((p0 == p0)) {
+  int c11 = 0;
+  while (c11 < 4) {
+    c11 = c11 + 1;
+    S1 p12 = p1;
+  }
+} else {
+  v9 = (v10 <= 0);
+  int c13 = 0;
+  while (c13 < a4#) {
+  }
+}
+if ((arg / -arg)) {
+  a4[3 & 3] = a4[(v9) & 3];
+  int c15 = 0;
+  while (c15 < 1) {
+  }
+}
+int c16 = 0;
+while (c16 < a4#) {
+  a4[c16] = null;
+  c16 = c16 + 1;
+}
+if (((p0.f0 | arg) - v2)) {
+  p1.f0 = p0;
+  flt x17 = -(((v2) + x3) - (3.0 / (v10)));
+}
+return 0.0;
+",
+    );
+    assert_eq!(code.print(), "Stop[ return 0.0; return 0; ]");
+    assert_returns(&code, 0, Value::Float(0.0));
+}
+
 /// A Load stays ahead of a Store it must precede even when placing that
 /// Store places other Loads first (issue 22, chapter 15 seed 15943). Each
 /// Load marks the blocks it may go to; a Load placed in between marked
