@@ -8,7 +8,15 @@
 //! compile and run the program (with `arg` = 0). Dropping the compiled
 //! graph is part of each. A view that grows faster than the program (a
 //! quadratic printer) shows here as a time per statement that climbs with
-//! the size. Run it as README.md, "Performance", says:
+//! the size.
+//!
+//! A second set of groups, `guards-<command>`, times each command with
+//! chapters 17 and 18 on the loop-heavy shape at 1k and 100k statements:
+//! chapter 17's guard stack, copied whole at every `if` and loop while the
+//! exit guards of every loop stayed on it, once made that shape quadratic
+//! (15 s of CPU for `print` at 100k), and these groups keep both chapters in
+//! view when the latest chapter moves on. Run it as README.md,
+//! "Performance", says:
 //!
 //! ```text
 //! MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=4294967296 cargo bench --bench commands
@@ -23,28 +31,28 @@ use programs::{
     array_heavy, if_heavy, loop_heavy, many_functions, mixed, straight_line, struct_heavy, Shape,
 };
 
-/// A command: its name and what it computes, returning the size of its
-/// output so that nothing is optimized away.
-type Command = (&'static str, fn(&str) -> usize);
+/// A command: its name and what it computes with a chapter, returning the
+/// size of its output so that nothing is optimized away.
+type Command = (&'static str, fn(u32, &str) -> usize);
 
-fn print(src: &str) -> usize {
-    let code = compile(LATEST, src, &Options::default()).expect("generated programs compile");
+fn print(chapter: u32, src: &str) -> usize {
+    let code = compile(chapter, src, &Options::default()).expect("generated programs compile");
     code.print().len()
 }
 
-fn dot(src: &str) -> usize {
-    let code = compile(LATEST, src, &Options::default()).expect("generated programs compile");
+fn dot(chapter: u32, src: &str) -> usize {
+    let code = compile(chapter, src, &Options::default()).expect("generated programs compile");
     code.dot().len()
 }
 
-fn ir(src: &str) -> usize {
-    let code = compile(LATEST, src, &Options::default()).expect("generated programs compile");
-    code.ir().expect("the latest chapter schedules").len()
+fn ir(chapter: u32, src: &str) -> usize {
+    let code = compile(chapter, src, &Options::default()).expect("generated programs compile");
+    code.ir().expect("the chapter schedules").len()
 }
 
-fn run(src: &str, scheduled: bool) -> usize {
+fn run(chapter: u32, src: &str, scheduled: bool) -> usize {
     let outcome = evaluate(
-        LATEST,
+        chapter,
         src,
         &Options::default(),
         0,
@@ -55,13 +63,16 @@ fn run(src: &str, scheduled: bool) -> usize {
     format!("{outcome:?}").len()
 }
 
-fn eval(src: &str) -> usize {
-    run(src, false)
+fn eval(chapter: u32, src: &str) -> usize {
+    run(chapter, src, false)
 }
 
-fn eval_scheduled(src: &str) -> usize {
-    run(src, true)
+fn eval_scheduled(chapter: u32, src: &str) -> usize {
+    run(chapter, src, true)
 }
+
+/// The chapters whose guard stack the `guards-<command>` groups watch.
+const GUARD_CHAPTERS: [u32; 2] = [17, 18];
 
 fn bench(c: &mut Criterion) {
     let shapes: [Shape; 7] = [
@@ -88,8 +99,21 @@ fn bench(c: &mut Criterion) {
                 let src = generate(n, LATEST);
                 group.throughput(Throughput::Elements(n as u64));
                 group.bench_with_input(BenchmarkId::new(shape, n), &src, |b, src| {
-                    b.iter(|| run(src))
+                    b.iter(|| run(LATEST, src))
                 });
+            }
+        }
+        group.finish();
+    }
+    for (command, run) in commands {
+        let mut group = c.benchmark_group(format!("guards-{command}"));
+        group.sample_size(10);
+        for chapter in GUARD_CHAPTERS {
+            for n in [1_000, 100_000] {
+                let src = loop_heavy(n, chapter);
+                group.throughput(Throughput::Elements(n as u64));
+                let id = BenchmarkId::new(format!("loop-heavy-chapter{chapter}"), n);
+                group.bench_with_input(id, &src, |b, src| b.iter(|| run(chapter, src)));
             }
         }
         group.finish();

@@ -10,20 +10,26 @@
 //! back edges stops programs that do not finish.
 //!
 //! Memory is a value like any other, which is what SSA memory edges mean.
-//! The state of one alias class (one field of one struct) is the list of
-//! writes made to it, newest first; a Store's value is its input state with
-//! one write added, and a Load searches its input state for the newest
-//! write to its object. A memory phi simply holds a state. The one effect
-//! that is not a pure function of inputs is allocation: a New makes a fresh
-//! object each time control passes the node it is anchored to.
+//! The state of one alias class (one field of one struct) maps each object
+//! to the value last written to it; a Store's value is
+//! its input state with its object's value set, and a Load looks its object
+//! up in its input state. A memory phi simply holds a state. Many states
+//! are alive at once (a phi's, and those the Stores after it make), so a
+//! state is a persistent map ([`crate::pmap`]): a Store copies the few
+//! nodes on its object's path and shares the rest with its input state,
+//! which keeps its values, and a read takes those few steps however many
+//! writes came before (searching a list of writes newest first, a read
+//! cost a step per later write). The one effect that is not a pure
+//! function of inputs is allocation: a New makes a fresh object each time
+//! control passes the node it is anchored to.
 
 use crate::graph::{Graph, NodeId};
 use crate::node::{is_cfg, BoolOp, NodeKind};
+use crate::pmap::PMap;
 use crate::types::{Type, TypeId};
 use rustc_hash::FxHashMap;
 use std::cell::Cell;
 use std::fmt;
-use std::rc::Rc;
 
 /// How an evaluation ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -102,41 +108,21 @@ enum Val {
     Mem(Memory),
 }
 
-/// The writes made to one memory slice, newest first.
+/// The state of one memory slice: the value last written to each object,
+/// by the object's number, in a persistent map (see [`crate::pmap`]).
 #[derive(Clone, Debug, Default)]
-struct Memory(Option<Rc<Write>>);
-
-/// Drops a history write by write. The default drop recurses once per
-/// write, and a loop that stores until its budget runs out (`while (1)
-/// p.f = 1;`) overflowed the stack.
-impl Drop for Memory {
-    fn drop(&mut self) {
-        let mut next = self.0.take();
-        while let Some(mut write) = next {
-            // Only a history no one else holds is taken apart here.
-            next = Rc::get_mut(&mut write).and_then(|w| w.older.0.take());
-        }
-    }
-}
-
-#[derive(Debug)]
-struct Write {
-    object: usize,
-    value: Val,
-    older: Memory,
-}
+struct Memory(PMap<Val>);
 
 impl Memory {
     /// The newest value written to `object`.
     fn read(&self, object: usize) -> Option<&Val> {
-        let mut m = self.0.as_deref();
-        while let Some(w) = m {
-            if w.object == object {
-                return Some(&w.value);
-            }
-            m = w.older.0.as_deref();
-        }
-        None
+        self.0.get(object as u64)
+    }
+
+    /// This state with `value` written to `object`.
+    fn write(mut self, object: usize, value: Val) -> Memory {
+        self.0.insert(object as u64, value);
+        self
     }
 }
 
@@ -307,11 +293,7 @@ impl Evaluator<'_> {
                     let mem = memory(input(1)?);
                     let object = object(input(2)?, name)?;
                     let value = input(3)?;
-                    Val::Mem(Memory(Some(Rc::new(Write {
-                        object,
-                        value,
-                        older: mem,
-                    }))))
+                    Val::Mem(mem.write(object, value))
                 }
                 NodeKind::Load { name, .. } => {
                     let mem = memory(input(1)?);

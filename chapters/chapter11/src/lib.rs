@@ -23,6 +23,7 @@ pub mod iter;
 pub mod lexer;
 pub mod node;
 pub mod parser;
+pub mod pmap;
 pub mod types;
 
 pub use codegen::CodeGen;

@@ -312,8 +312,14 @@ impl Machine<'_> {
     }
 
     /// What the program returns, with objects shown by their fields now,
-    /// and the objects those refer to in turn.
+    /// and the objects those refer to in turn. A deep structure (a long
+    /// list returned) nests a level per object shown: the stack grows
+    /// rather than overflows.
     fn snapshot(&self, v: &Val, shown: &mut Shown) -> Value {
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.snapshot_here(v, shown))
+    }
+
+    fn snapshot_here(&self, v: &Val, shown: &mut Shown) -> Value {
         match v {
             Val::Ptr(o) => {
                 let obj = &self.heap[*o];

@@ -1063,7 +1063,10 @@ impl<'a> Parser<'a> {
                 return Ok(expr);
             };
             let t = self.graph.ty(expr);
-            if !self.graph.types.is_ptr(t) {
+            // `Top` is a pointer too, one no value has: a null seen as not
+            // null on an arm that never runs (the optimizer folds that arm
+            // away; without peepholes it stays), met below.
+            if !self.graph.types.is_ptr(t) && t != Types::TOP {
                 let shown = self.graph.types.str(t);
                 return Err(Error::new(
                     format!("Expected reference but got {shown}"),
@@ -1083,7 +1086,7 @@ impl<'a> Parser<'a> {
             // A pointer that can only be null (a test of it proved it
             // non-null where it is null everywhere): Simple's chapter 12
             // words.
-            if t == Types::PTR_TOP {
+            if t == Types::PTR_TOP || t == Types::TOP {
                 return Err(Error::new(
                     format!("Accessing field '{name}' from null"),
                     at,

@@ -10,13 +10,19 @@
 //! back edges stops programs that do not finish.
 //!
 //! Memory is a value like any other, which is what SSA memory edges mean.
-//! The state of one alias class (one field of one struct) is the list of
-//! writes made to it, newest first (the whole memory `$mem`, which a class
-//! reads until a store splits it off, has none); a Store's value is its input state with
-//! one write added, and a Load searches its input state for the newest
-//! write to its object. A memory phi simply holds a state. The one effect
-//! that is not a pure function of inputs is allocation: a New makes a fresh
-//! object each time control passes the node it is anchored to.
+//! The state of one alias class (one field of one struct) maps each object
+//! to the value last written to it (the whole memory `$mem`, which a class
+//! reads until a store splits it off, has none written); a Store's value is
+//! its input state with its object's value set, and a Load looks its object
+//! up in its input state. A memory phi simply holds a state. Many states
+//! are alive at once (a phi's, and those the Stores after it make), so a
+//! state is a persistent map ([`crate::pmap`]): a Store copies the few
+//! nodes on its object's path and shares the rest with its input state,
+//! which keeps its values, and a read takes those few steps however many
+//! writes came before (searching a list of writes newest first, a read
+//! cost a step per later write). The one effect that is not a pure
+//! function of inputs is allocation: a New makes a fresh object each time
+//! control passes the node it is anchored to.
 //!
 //! Chapter 12 adds float values: IEEE 754 doubles, computed with Rust's
 //! `f64` operators, which round exactly as Java's `double` ones do. A
@@ -57,11 +63,11 @@ use crate::node::{
     element_offset, is_cfg, mem_merge_slice, new_field_count, new_proj, round_f32, shift, BoolOp,
     NodeKind,
 };
+use crate::pmap::PMap;
 use crate::types::{Type, TypeId};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::{Cell, RefCell};
 use std::fmt;
-use std::rc::Rc;
 
 /// How an evaluation ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -312,44 +318,35 @@ pub(crate) enum Val {
     Mem(Memory),
 }
 
-/// The writes made to one memory slice, newest first.
+/// The state of one memory slice: the value last written to each object
+/// (to each element, in an array's body), in a persistent map (see
+/// [`crate::pmap`]).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Memory(Option<Rc<Write>>);
+pub(crate) struct Memory(PMap<Val>);
 
-/// Drops a history write by write. The default drop recurses once per
-/// write, and a loop that stores until its budget runs out (`while (1)
-/// p.f = 1;`) overflowed the stack.
-impl Drop for Memory {
-    fn drop(&mut self) {
-        let mut next = self.0.take();
-        while let Some(mut write) = next {
-            // Only a history no one else holds is taken apart here.
-            next = Rc::get_mut(&mut write).and_then(|w| w.older.0.take());
-        }
-    }
-}
-
-#[derive(Debug)]
-struct Write {
-    object: usize,
-    /// The element written, for an array's body; 0 for a field.
-    slot: i64,
-    value: Val,
-    older: Memory,
-}
+/// The low bits of a memory key, which hold the element: every index is
+/// below [`MAX_ARRAY_LENGTH`], so two keys never collide.
+const SLOT_BITS: u32 = 20;
+const _: () = assert!(MAX_ARRAY_LENGTH <= 1 << SLOT_BITS);
 
 impl Memory {
+    /// The key of `object`'s element `slot` (0 for a field).
+    fn key(object: usize, slot: i64) -> u64 {
+        debug_assert!((0..1 << SLOT_BITS).contains(&slot), "element {slot}");
+        ((object as u64) << SLOT_BITS) | slot as u64
+    }
+
     /// The newest value written to `object` (to its element `slot`, in an
     /// array's body).
     fn read(&self, object: usize, slot: i64) -> Option<&Val> {
-        let mut m = self.0.as_deref();
-        while let Some(w) = m {
-            if w.object == object && w.slot == slot {
-                return Some(&w.value);
-            }
-            m = w.older.0.as_deref();
-        }
-        None
+        self.0.get(Memory::key(object, slot))
+    }
+
+    /// This state with `value` written to `object` (to its element `slot`,
+    /// in an array's body).
+    fn write(mut self, object: usize, slot: i64, value: Val) -> Memory {
+        self.0.insert(Memory::key(object, slot), value);
+        self
     }
 }
 
@@ -663,12 +660,7 @@ impl Evaluator<'_> {
                         let Val::Ptr(object) = self.value_memo(made, memo)? else {
                             unreachable!("a New makes an object")
                         };
-                        Val::Mem(Memory(Some(Rc::new(Write {
-                            object,
-                            slot: 0,
-                            value,
-                            older: memory(older),
-                        }))))
+                        Val::Mem(memory(older).write(object, 0, value))
                     }
                 }
                 NodeKind::Proj { idx: 2, .. } => Val::Int(self.arg),
@@ -696,12 +688,7 @@ impl Evaluator<'_> {
                         None => 0,
                     };
                     let value = input(3)?;
-                    Val::Mem(Memory(Some(Rc::new(Write {
-                        object,
-                        slot,
-                        value,
-                        older: mem,
-                    }))))
+                    Val::Mem(mem.write(object, slot, value))
                 }
                 NodeKind::Load { name, declared, .. } => {
                     let mem = memory(input(1)?);
@@ -726,8 +713,14 @@ impl Evaluator<'_> {
 
     /// The value returned by `ret`, with objects read out of the final
     /// memory state (the Return's memory inputs), and the objects their
-    /// fields refer to in turn.
+    /// fields refer to in turn. A deep structure (a long list returned)
+    /// nests a level per object shown: the stack grows rather than
+    /// overflows.
     fn snapshot(&self, ret: NodeId, v: &Val, shown: &mut Shown) -> Eval<Value> {
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.snapshot_here(ret, v, shown))
+    }
+
+    fn snapshot_here(&self, ret: NodeId, v: &Val, shown: &mut Shown) -> Eval<Value> {
         let o = match v {
             Val::Ptr(o) => *o,
             Val::Null => return Ok(Value::Null),

@@ -24,6 +24,7 @@ pub mod iter;
 pub mod lexer;
 pub mod node;
 pub mod parser;
+pub mod pmap;
 pub mod types;
 
 pub use codegen::CodeGen;

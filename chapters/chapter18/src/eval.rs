@@ -10,13 +10,19 @@
 //! back edges stops programs that do not finish.
 //!
 //! Memory is a value like any other, which is what SSA memory edges mean.
-//! The state of one alias class (one field of one struct) is the list of
-//! writes made to it, newest first (the whole memory `$mem`, which a class
-//! reads until a store splits it off, has none); a Store's value is its input state with
-//! one write added, and a Load searches its input state for the newest
-//! write to its object. A memory phi simply holds a state. The one effect
-//! that is not a pure function of inputs is allocation: a New makes a fresh
-//! object each time control passes the node it is anchored to.
+//! The state of one alias class (one field of one struct) maps each object
+//! to the value last written to it (the whole memory `$mem`, which a class
+//! reads until a store splits it off, has none written); a Store's value is
+//! its input state with its object's value set, and a Load looks its object
+//! up in its input state. A memory phi simply holds a state. Many states
+//! are alive at once (a phi's, and those the Stores after it make), so a
+//! state is a persistent map ([`crate::pmap`]): a Store copies the few
+//! nodes on its object's path and shares the rest with its input state,
+//! which keeps its values, and a read takes those few steps however many
+//! writes came before (searching a list of writes newest first, a read
+//! cost a step per later write). The one effect that is not a pure
+//! function of inputs is allocation: a New makes a fresh object each time
+//! control passes the node it is anchored to.
 //!
 //! Chapter 12 adds float values: IEEE 754 doubles, computed with Rust's
 //! `f64` operators, which round exactly as Java's `double` ones do. A
@@ -57,11 +63,11 @@ use crate::node::{
     element_offset, is_cfg, mem_merge_slice, new_field_count, new_proj, round_f32, shift, BoolOp,
     NodeKind,
 };
+use crate::pmap::PMap;
 use crate::types::{Type, TypeId, Types};
 use rustc_hash::FxHashMap;
 use std::cell::{Cell, RefCell};
 use std::fmt;
-use std::rc::Rc;
 
 /// How an evaluation ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -269,108 +275,53 @@ pub(crate) enum Val {
     Fun(TypeId),
 }
 
-/// The writes made to memory, newest first. Chapter 18: a state may be
-/// a merge, all of memory with some classes' states of their own (a
-/// MemMerge, which a call takes and gives back), so each write names its
-/// alias class.
+/// The state of memory: for each alias class, the value last written to
+/// each object (to each element, in an array's body). Both levels are
+/// persistent maps (see [`crate::pmap`]): classes by alias, then values by
+/// object and element. Chapter 18: a state may be a merge, all of memory
+/// with some classes' states of their own (a MemMerge, which a call takes
+/// and gives back), so a state holds every class, each class taken from
+/// where its writes came from.
 #[derive(Clone, Debug, Default)]
-pub(crate) enum Memory {
-    #[default]
-    Empty,
-    Write(Rc<Write>),
-    Merge(Rc<Merged>),
-}
+pub(crate) struct Memory(PMap<PMap<Val>>);
 
-#[derive(Debug)]
-pub(crate) struct Write {
-    object: usize,
-    alias: u32,
-    /// The element written, for an array's body; 0 for a field.
-    slot: i64,
-    value: Val,
-    older: Memory,
-}
-
-/// All of memory, and the states of the classes split off it.
-#[derive(Debug)]
-pub(crate) struct Merged {
-    all: Memory,
-    slices: Vec<(u32, Memory)>,
-}
-
-/// Drops a history write by write. The default drop recurses once per
-/// write, and a loop that stores until its budget runs out (`while (1)
-/// p.f = 1;`) overflowed the stack.
-impl Drop for Memory {
-    fn drop(&mut self) {
-        let mut work = Vec::new();
-        self.detach_older(&mut work);
-        // Each state taken off drops with nothing older attached.
-        while let Some(mut m) = work.pop() {
-            m.detach_older(&mut work);
-        }
-    }
-}
+/// The low bits of a memory key, which hold the element: every index is
+/// below [`MAX_ARRAY_LENGTH`], so two keys never collide.
+const SLOT_BITS: u32 = 20;
+const _: () = assert!(MAX_ARRAY_LENGTH <= 1 << SLOT_BITS);
 
 impl Memory {
-    /// Moves the states this one holds onto `work`, if no one else holds
-    /// this one (a shared history stays whole).
-    fn detach_older(&mut self, work: &mut Vec<Memory>) {
-        let mut take = |m: &mut Memory| {
-            if !matches!(m, Memory::Empty) {
-                work.push(std::mem::take(m));
-            }
-        };
-        match self {
-            Memory::Empty => {}
-            Memory::Write(w) => {
-                if let Some(w) = Rc::get_mut(w) {
-                    take(&mut w.older);
-                }
-            }
-            Memory::Merge(merged) => {
-                if let Some(merged) = Rc::get_mut(merged) {
-                    take(&mut merged.all);
-                    for (_, slice) in &mut merged.slices {
-                        take(slice);
-                    }
-                }
-            }
-        }
+    /// The key of `object`'s element `slot` (0 for a field).
+    fn key(object: usize, slot: i64) -> u64 {
+        debug_assert!((0..1 << SLOT_BITS).contains(&slot), "element {slot}");
+        ((object as u64) << SLOT_BITS) | slot as u64
     }
 
-    fn write(object: usize, alias: u32, slot: i64, value: Val, older: Memory) -> Memory {
-        Memory::Write(Rc::new(Write {
-            object,
-            alias,
-            slot,
-            value,
-            older,
-        }))
+    /// `older` with `value` written to field `alias` of `object` (to its
+    /// element `slot`, in an array's body).
+    fn write(object: usize, alias: u32, slot: i64, value: Val, mut older: Memory) -> Memory {
+        let alias = u64::from(alias);
+        let mut class = older.0.get(alias).cloned().unwrap_or_default();
+        class.insert(Memory::key(object, slot), value);
+        older.0.insert(alias, class);
+        older
+    }
+
+    /// All of memory `all`, with the classes of `slices` (by alias) taken
+    /// from their own states.
+    fn merge(mut all: Memory, slices: Vec<(u32, Memory)>) -> Memory {
+        for (alias, slice) in slices {
+            let alias = u64::from(alias);
+            let class = slice.0.get(alias).cloned().unwrap_or_default();
+            all.0.insert(alias, class);
+        }
+        all
     }
 
     /// The newest value written to field `alias` of `object` (to its
     /// element `slot`, in an array's body).
     fn read(&self, object: usize, alias: u32, slot: i64) -> Option<&Val> {
-        let mut m = self;
-        loop {
-            match m {
-                Memory::Empty => return None,
-                Memory::Write(w) => {
-                    if w.object == object && w.alias == alias && w.slot == slot {
-                        return Some(&w.value);
-                    }
-                    m = &w.older;
-                }
-                Memory::Merge(merged) => {
-                    m = merged
-                        .slices
-                        .iter()
-                        .find(|(a, _)| *a == alias)
-                        .map_or(&merged.all, |(_, s)| s);
-                }
-            }
-        }
+        self.0.get(u64::from(alias))?.get(Memory::key(object, slot))
     }
 }
 
@@ -846,7 +797,7 @@ impl Evaluator<'_> {
                             slices.push((a as u32, memory(self.value_memo(x, memo)?)));
                         }
                     }
-                    Val::Mem(Memory::Merge(Rc::new(Merged { all, slices })))
+                    Val::Mem(Memory::merge(all, slices))
                 }
                 NodeKind::Load {
                     name,
@@ -877,8 +828,14 @@ impl Evaluator<'_> {
 
     /// The value returned by `ret`, with objects read out of the final
     /// memory state (the Return's memory inputs), and the objects their
-    /// fields refer to in turn.
+    /// fields refer to in turn. A deep structure (a long list returned)
+    /// nests a level per object shown: the stack grows rather than
+    /// overflows.
     fn snapshot(&self, ret: NodeId, v: &Val, shown: &mut Shown) -> Eval<Value> {
+        stacker::maybe_grow(64 * 1024, 1024 * 1024, || self.snapshot_here(ret, v, shown))
+    }
+
+    fn snapshot_here(&self, ret: NodeId, v: &Val, shown: &mut Shown) -> Eval<Value> {
         let o = match v {
             Val::Ptr(o) => *o,
             Val::Null => return Ok(Value::Null),

@@ -764,10 +764,14 @@ impl Early {
             return;
         }
         // An array element is read or written no earlier than its control
-        // (chapter 15: the stand-in for a range check of its index).
-        let mut best = match crate::node::element_offset(g, n) {
-            Some(_) => g.input(n, 0).unwrap_or_else(|| g.start()),
-            None => g.start(),
+        // (chapter 15: the stand-in for a range check of its index), and a
+        // Load that has a control (one seen through a cast that holds on
+        // one arm only, see `region::keep_on_arm`) no earlier than that.
+        let guarded = crate::node::element_offset(g, n).is_some()
+            || matches!(g.kind(n), NodeKind::Load { .. });
+        let mut best = match guarded {
+            true => g.input(n, 0).unwrap_or_else(|| g.start()),
+            false => g.start(),
         };
         for i in 1..g.n_ins(n) {
             let Some(blk) = g.input(n, i).and_then(|def| self.block_of(g, def)) else {
@@ -803,9 +807,14 @@ struct Late {
     /// The block chosen for each node visited. For a control node: the
     /// block it heads or ends; for a pinned data node: its input 0.
     late: Vec<Option<NodeId>>,
+    /// The nodes the walk has entered: with no block yet, they are being
+    /// placed (their uses are being walked).
+    entered: Vec<bool>,
     /// For each block, the last Load whose range of blocks included it
     /// (Simple's `_anti` field).
     anti: Vec<Option<NodeId>>,
+    /// How many times Loads have marked their blocks in `anti`.
+    marks: u64,
     /// The floating nodes placed, to write back at the end.
     placed: Vec<NodeId>,
     /// Scratch space for the blocks of one node's uses.
@@ -836,7 +845,9 @@ impl Late {
     fn new(g: &Graph) -> Self {
         Late {
             late: vec![None; g.len() + 1],
+            entered: vec![false; g.len() + 1],
             anti: vec![None; g.len() + 1],
+            marks: 0,
             placed: Vec::new(),
             use_blocks: Vec::new(),
             walk: Vec::new(),
@@ -916,6 +927,7 @@ impl Late {
             return;
         }
         let i = n.nid() as usize;
+        self.entered[i] = true;
         // Nodes whose block is known get it first, so that a walk around a
         // loop stops at them.
         if is_cfg(g, n) {
@@ -1011,6 +1023,38 @@ impl Late {
         blk
     }
 
+    /// Marks `range` as the blocks Load `load` may still go to.
+    fn mark(&mut self, load: NodeId, range: &[NodeId]) {
+        self.marks += 1;
+        for &x in range {
+            self.anti[x.nid() as usize] = Some(load);
+        }
+    }
+
+    /// Visits writer `u` while Load `load` looks for its anti-dependences.
+    /// Placing the writer may place other Loads first (those that read
+    /// what it wrote), and their marks overwrite the blocks `load` marked:
+    /// put them back, or a Store in those blocks would go unnoticed.
+    fn visit_keeping_marks(
+        &mut self,
+        g: &mut Graph,
+        s: &mut Schedule,
+        u: NodeId,
+        load: NodeId,
+        range: &[NodeId],
+    ) {
+        // A writer still being placed is not entered again (its walk
+        // would come back here, round the same loop, for ever).
+        if self.entered[u.nid() as usize] {
+            return;
+        }
+        let marks = self.marks;
+        self.visit(g, s, u);
+        if self.marks != marks {
+            self.mark(load, range);
+        }
+    }
+
     /// Raises a Load's LCA above every Store (and every memory Phi) that
     /// replaces the memory it reads, where their ranges of blocks meet.
     fn find_anti_dep(
@@ -1023,12 +1067,14 @@ impl Late {
     ) -> NodeId {
         // Mark the Load's choices: its LCA up to its early block.
         let stop_at = s.idom(g, early);
+        let mut range = Vec::new();
         let mut b = Some(lca);
         while b != stop_at {
             let Some(x) = b else { break };
-            self.anti[x.nid() as usize] = Some(load);
+            range.push(x);
             b = s.idom(g, x);
         }
+        self.mark(load, &range);
         let NodeKind::Load { alias, .. } = *g.kind(load) else {
             unreachable!("find_anti_dep on a non-load")
         };
@@ -1042,7 +1088,7 @@ impl Late {
             if !seen.insert(mem) {
                 continue;
             }
-            lca = self.anti_deps_of(g, s, lca, load, alias, mem, &mut states, &mut aside);
+            lca = self.anti_deps_of(g, s, lca, load, &range, alias, mem, &mut states, &mut aside);
         }
         if !aside.is_empty() {
             lca = raise_above_writers_aside(g, s, load, lca, early, &aside);
@@ -1063,6 +1109,7 @@ impl Late {
         s: &mut Schedule,
         mut lca: NodeId,
         load: NodeId,
+        range: &[NodeId],
         alias: u32,
         mem: NodeId,
         states: &mut Vec<NodeId>,
@@ -1091,8 +1138,9 @@ impl Late {
                 // address may even be computed from a load after it).
                 NodeKind::Store { alias: a, .. } if *a == alias && !passed => {
                     // Placed already, memory users going first; make sure.
-                    self.visit(g, s, u);
+                    self.visit_keeping_marks(g, s, u, load, range);
                     let Some(st_blk) = self.late[u.nid() as usize] else {
+                        lca = load_before_unplaced(g, s, load, u);
                         continue;
                     };
                     // Input 0 still holds the Store's early block.
@@ -1108,7 +1156,7 @@ impl Late {
                     // Memory changes at the end of each path that brings
                     // `mem` into the Phi: the LCA may rise, no edge to add.
                     let region = g.in_(u, 0);
-                    let mem_blk = g.input(mem, 0).unwrap_or_else(|| g.start());
+                    let mem_blk = block(g, mem).unwrap_or_else(|| g.start());
                     for i in 1..g.n_ins(u) {
                         if g.input(u, i) == Some(mem) {
                             if let Some(path) = g.input(region, i) {
@@ -1125,8 +1173,9 @@ impl Late {
                     if new_mem_input(g, u, alias).is_some_and(|j| g.input(u, j) == Some(mem))
                         && !passed =>
                 {
-                    self.visit(g, s, u);
+                    self.visit_keeping_marks(g, s, u, load, range);
                     let Some(new_blk) = self.late[u.nid() as usize] else {
+                        lca = load_before_unplaced(g, s, load, u);
                         continue;
                     };
                     let new_early = g.input(u, 0).unwrap_or_else(|| g.start());
@@ -1137,6 +1186,20 @@ impl Late {
                 }
                 // A merge hands the state on, if the class is not split.
                 NodeKind::MemMerge if mem_merge_slice(g, u, alias) == mem => states.push(u),
+                // A call takes the whole memory and may write any class:
+                // what the callee does is not known here. The Load goes
+                // first, in the call's block or above it; no edge is
+                // needed, as the call ends its block.
+                NodeKind::Call { .. } if g.input(u, 1) == Some(mem) => {
+                    let mut call_blk = g.in_(u, 0);
+                    while !is_block_head(g, call_blk) {
+                        call_blk = g.in_(call_blk, 0);
+                    }
+                    match self.anti_dep(g, s, load, call_blk, call_blk, lca, None) {
+                        Some(raised) => lca = raised,
+                        None => aside.push((call_blk, None)),
+                    }
+                }
                 // Loads and Returns only read memory; a Never only keeps a
                 // loop's memory Phi alive; Stores and Phis of other classes
                 // do not touch this one. (Simple stops with "not yet
@@ -1238,6 +1301,25 @@ fn load_goes_first(g: &mut Graph, load: NodeId, writer: NodeId) {
     if !g.inputs(writer).contains(&Some(load)) {
         g.add_def(writer, Some(load));
     }
+}
+
+/// Writer `writer` of the memory Load `load` reads has no block yet: it
+/// is being placed, and the walk came to the Load from it, round a loop
+/// (the Load's address depends on what the writer wrote on the trip
+/// before). The Load goes as early as it can, to its early block, and the
+/// writer after it: it takes the Load as an input (so that in one block
+/// the Load comes first) and goes no higher than the Load's block.
+/// Returns the Load's new LCA.
+fn load_before_unplaced(g: &mut Graph, s: &mut Schedule, load: NodeId, writer: NodeId) -> NodeId {
+    let early = g.input(load, 0).unwrap_or_else(|| g.start());
+    load_goes_first(g, load, writer);
+    let writer_early = g.input(writer, 0).unwrap_or_else(|| g.start());
+    if s.idepth(g, early) > s.idepth(g, writer_early)
+        && s.lca(g, early, Some(writer_early)) == writer_early
+    {
+        g.set_def(writer, 0, Some(early));
+    }
+    early
 }
 
 /// Moving up from `best` to `cand` pays if `cand` is in a shallower loop

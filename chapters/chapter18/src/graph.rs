@@ -730,6 +730,9 @@ impl Graph {
                     node.inputs = Edges::new();
                     node.outputs = Users::default();
                     if let NodeKind::Scope(names) = &mut node.kind {
+                        // A scope dies through `scope::kill`, which lets
+                        // its guards' pins go first.
+                        debug_assert!(names.guards.is_empty(), "scope {top} dies guarded");
                         **names = Default::default();
                     }
                     stack.pop();

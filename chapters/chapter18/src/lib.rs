@@ -31,6 +31,7 @@ pub mod lexer;
 pub mod list_sched;
 pub mod node;
 pub mod parser;
+pub mod pmap;
 pub mod types;
 
 pub use codegen::CodeGen;

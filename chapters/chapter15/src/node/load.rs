@@ -102,7 +102,15 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         if g.ty(region) == Types::CTRL && g.n_ins(mem) == 3 && fixed {
             let is_loop = matches!(g.kind(region), NodeKind::Loop);
             let pays = profit(g, n, mem, 2) || (!is_loop && profit(g, n, mem, 1));
-            if pays && defined_above(g, ptr, region) {
+            // A load held below a test (`region::keep_on_arm`) must not
+            // move above it: its arms would read through the pointer the
+            // test ruled out, on paths where the test does not hold.
+            let guard = super::element_offset(g, n)
+                .is_none()
+                .then(|| g.input(n, 0))
+                .flatten();
+            let above_guard = guard.is_some_and(|c| !dominates(g, c, region));
+            if pays && !above_guard && defined_above(g, ptr, region) {
                 let NodeKind::Load {
                     name,
                     alias,
@@ -123,6 +131,9 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
                     }
                     let ld = new(g, &name, alias, declared, at as usize, m, ptr);
                     g.add_def(ld, field_off);
+                    if guard.is_some() {
+                        g.set_def(ld, 0, guard);
+                    }
                     // A store to the same object: the load reads what it
                     // stored. Take that value as it is; optimizing it here
                     // could lead back to this load (`p.x = 1 * p.x`), and
@@ -141,8 +152,11 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
                 let (m1, m2) = (g.in_(mem, 1), g.in_(mem, 2));
                 let ld1 = arm(g, m1);
                 let ld2 = arm(g, m2);
-                let ty = g.ty(n);
-                return Some(phi::new(g, &name, ty, region, &[ld1, ld2]));
+                // Declared as the load is, not with the type it has now:
+                // the phi's inputs may yet fall (a value read from memory
+                // still being typed), and the glb of a narrow type such
+                // as `null` is no pointer to the field's struct at all.
+                return Some(phi::new(g, &name, declared, region, &[ld1, ld2]));
             }
         }
     }
@@ -178,6 +192,18 @@ fn defined_above(g: &mut Graph, ptr: NodeId, region: NodeId) -> bool {
             return true;
         }
         c = super::idom(g, x);
+    }
+    false
+}
+
+/// Control node `c` is on every path to `region`: a dominator of it.
+fn dominates(g: &mut Graph, c: NodeId, region: NodeId) -> bool {
+    let mut x = super::idom(g, region);
+    while let Some(d) = x {
+        if d == c {
+            return true;
+        }
+        x = super::idom(g, d);
     }
     false
 }

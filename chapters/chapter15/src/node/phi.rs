@@ -82,6 +82,14 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     // Start from the top of the declared type's own lattice.
     let low = g.types.glb(declared);
     let mut t = g.types.dual(low);
+    // What the live inputs hold, alone: `null` lies outside the declared
+    // lattice, and its meet with that top is a nullable pointer to the
+    // struct, below `null`. A phi whose live inputs are all `null` (loads
+    // of memory that holds only null, split through a memory phi) is
+    // `null`, and stays `null` when its last path dies: its type only
+    // rises.
+    let mut inputs = Types::TOP;
+    let mut live = false;
     for i in 1..g.n_ins(n) {
         let path = g.in_(region, i);
         g.add_dep(path, n);
@@ -89,7 +97,12 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
         if g.ty(path) != Types::XCTRL {
             let ti = g.ty(value);
             t = g.types.meet(t, ti);
+            inputs = g.types.meet(inputs, ti);
+            live = true;
         }
+    }
+    if inputs == Types::NULL || (!live && g.ty_opt(n) == Some(Types::NULL)) {
+        return Types::NULL;
     }
     t
 }

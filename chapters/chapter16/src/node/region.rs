@@ -247,12 +247,37 @@ fn cast_uses(g: &mut Graph, iff: NodeId, arm: NodeId, n: NodeId) -> bool {
             // progress (Simple recursed for ever).
             if cast != pred {
                 g.set_def(n, j, Some(cast));
+                keep_on_arm(g, n, arm);
                 g.work.push(n);
                 progress = true;
             }
         }
     }
     progress
+}
+
+/// A Load whose pointer is now seen through a cast that holds on `arm`
+/// only must run on that arm. The cast pins it there while it lasts, but
+/// it may fold: into the constant `*$TOP` on an arm the types rule out,
+/// and a load of that constant hoisted above the branch would read
+/// through null when the branch is taken. So the load takes `arm` as its
+/// control, unless its own is already below it. (It is used on this path
+/// only, so it loses nothing.)
+fn keep_on_arm(g: &mut Graph, n: NodeId, arm: NodeId) {
+    if !matches!(g.kind(n), NodeKind::Load { .. }) {
+        return;
+    }
+    if let Some(ctrl) = g.input(n, 0) {
+        // Is the load's control above the arm (a dominator of it)?
+        let mut c = Some(arm);
+        while c.is_some_and(|x| x != ctrl) {
+            c = super::idom(g, c.expect("just tested"));
+        }
+        if c.is_none() {
+            return;
+        }
+    }
+    g.set_def(n, 0, Some(arm));
 }
 
 fn phis(g: &Graph, n: NodeId) -> Vec<NodeId> {

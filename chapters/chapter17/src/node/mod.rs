@@ -18,6 +18,7 @@ mod cast;
 mod constant;
 mod div;
 mod div_f;
+pub mod guard_stack;
 mod if_;
 mod load;
 mod loop_;

@@ -36,8 +36,9 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     let fptr = call::fptr(g, c);
     g.add_dep(fptr, n);
     let ft = g.ty(fptr);
-    // A pointer not known yet (a cast of null that dies) calls nothing yet.
-    let ret = if ft == Types::TOP {
+    // A pointer not known yet (a cast of null that dies, `~nptr`) calls
+    // nothing yet.
+    let ret = if g.types.is_high(ft) {
         Types::TOP
     } else {
         g.types

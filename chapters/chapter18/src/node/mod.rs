@@ -22,6 +22,7 @@ mod div;
 mod div_f;
 pub mod fref;
 pub mod fun;
+pub mod guard_stack;
 mod if_;
 mod load;
 mod loop_;

@@ -26,8 +26,11 @@
 //! to be `p` again (value numbering finds it) is replaced by the cast too
 //! ([`upcast_guard`]), so `if (s.next) s.next.x` reads through a non-null
 //! pointer. Leaving the arm pops back to its marker. The loop exit's
-//! guards stay: after `while (arg) ...`, `arg` is 0.
+//! guards stay: after `while (arg) ...`, `arg` is 0. A copy of the scope
+//! shares the stack rather than copying it (`guard_stack.rs`): after
+//! thousands of loops it is thousands of entries long.
 
+pub use super::guard_stack::{Guard, GuardStack};
 use super::{cast_new, peephole, phi, print as print_node, region, scope_min, NodeKind, Printer};
 use crate::graph::{Graph, NodeId};
 use crate::types::{TypeId, Types};
@@ -69,21 +72,11 @@ pub struct ScopeNames {
     pub levels: Vec<IndexMap<Rc<str>, usize>>,
     pub declared: Vec<TypeId>,
     pub finals: Vec<bool>,
-    /// The guard stack (chapter 17), innermost last.
-    pub guards: Vec<Guard>,
+    /// The guard stack (chapter 17), shared with the copies of the scope.
+    pub guards: GuardStack,
     /// For each level of `levels`, whether it is a struct's body or a
     /// constructor's block (chapter 17), where final names may be set.
     pub in_cons: Vec<bool>,
-}
-
-/// An entry of the guard stack.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Guard {
-    /// Where the guards of one arm start: the arm's control.
-    Marker(NodeId),
-    /// Below the marker, `pred` is known to be `cast`. Both are kept alive
-    /// while the entry is on the stack.
-    Cast { pred: NodeId, cast: NodeId },
 }
 
 pub fn new(g: &mut Graph) -> NodeId {
@@ -328,14 +321,9 @@ pub fn reverse_names(g: &Graph, scope: NodeId) -> Vec<String> {
 /// lazy-phi sentinel (see the module doc).
 pub fn dup(g: &mut Graph, scope: NodeId, is_loop: bool) -> NodeId {
     let copy = new(g);
+    // The copy shares the guard stack, and with it the pins its entries
+    // hold (see `guard_stack.rs`).
     let tables = names(g, scope).clone();
-    // The copy holds its own pins on the guarded values.
-    for guard in &tables.guards {
-        if let Guard::Cast { pred, cast } = *guard {
-            g.keep(pred);
-            g.keep(cast);
-        }
-    }
     *names_mut(g, copy) = tables;
     let ctrl = g.input(scope, 0);
     g.add_def(copy, ctrl);
@@ -456,10 +444,11 @@ pub fn kill(g: &mut Graph, scope: NodeId) {
     g.kill(scope);
 }
 
-/// Empties the guard stack, letting go of the values it pins.
+/// Empties the guard stack, letting go of the values that only its own
+/// entries pin (the entries it shares with a copy are the copy's now).
 pub fn drop_guards(g: &mut Graph, scope: NodeId) {
-    let guards = std::mem::take(&mut names_mut(g, scope).guards);
-    for guard in guards.into_iter().rev() {
+    let guards = names_mut(g, scope).guards.release();
+    for guard in guards {
         if let Guard::Cast { pred, cast } = guard {
             unkill(g, cast);
             unkill(g, pred);
@@ -534,10 +523,12 @@ fn guard(g: &mut Graph, scope: NodeId, ctrl: NodeId, pred: NodeId, ty: TypeId) {
 
 /// Leaving the arm that starts at `ctrl`: pops its guards and its marker.
 pub fn remove_guards(g: &mut Graph, scope: NodeId, ctrl: NodeId) {
-    while let Some(guard) = names_mut(g, scope).guards.pop() {
+    while let Some((guard, last)) = names_mut(g, scope).guards.pop() {
         match guard {
             Guard::Marker(m) if m == ctrl => break,
             Guard::Marker(_) => {}
+            // An entry a copy of the scope still has keeps its pins.
+            Guard::Cast { .. } if !last => {}
             Guard::Cast { pred, cast } => {
                 unkill(g, cast);
                 unkill(g, pred);
@@ -549,15 +540,7 @@ pub fn remove_guards(g: &mut Graph, scope: NodeId, ctrl: NodeId) {
 /// A node the parser just built that is a guarded predicate becomes its
 /// cast (Simple's `upcastGuard`), the innermost guard first.
 pub fn upcast_guard(g: &Graph, scope: NodeId, n: NodeId) -> NodeId {
-    names(g, scope)
-        .guards
-        .iter()
-        .rev()
-        .find_map(|guard| match *guard {
-            Guard::Cast { pred, cast } if pred == n => Some(cast),
-            _ => None,
-        })
-        .unwrap_or(n)
+    names(g, scope).guards.upcast(n).unwrap_or(n)
 }
 
 /// Rebinds every variable bound to `old` to `new`.
@@ -587,5 +570,67 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
             }
         }
         out.push(']');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{dup, kill, names_mut, new, remove_guards, upcast_guard, Guard};
+    use crate::graph::{Graph, NodeId};
+    use crate::node::{scope_min, NodeKind};
+
+    /// A scope with its control and memory slots, as `dup` wants it.
+    fn scope(g: &mut Graph) -> NodeId {
+        let s = new(g);
+        let ctrl = g.add_node(NodeKind::ScopeMin, vec![]);
+        g.add_def(s, Some(ctrl));
+        let all = g.add_node(NodeKind::ScopeMin, vec![]);
+        let min = scope_min::new(g, Some(all));
+        g.add_def(s, Some(min));
+        s
+    }
+
+    /// What the parser's guard does: pins the two nodes, then pushes.
+    fn push_cast(g: &mut Graph, s: NodeId, pred: NodeId, cast: NodeId) {
+        g.keep(pred);
+        g.keep(cast);
+        names_mut(g, s).guards.push(Guard::Cast { pred, cast });
+    }
+
+    /// Copying a scope pins its guarded nodes no more: the copies share
+    /// the entries, and an entry's pins go with the last scope that has
+    /// it. (Each copy used to pin every guard again, and a loop's exit
+    /// guards stay on the stack: a function of many loops parsed in
+    /// quadratic time.)
+    #[test]
+    fn copies_share_the_pins_of_the_guards() {
+        let mut g = Graph::new();
+        let s = scope(&mut g);
+        let nodes: Vec<NodeId> = (0..4)
+            .map(|_| g.add_node(NodeKind::ScopeMin, vec![]))
+            .collect();
+        let (pred, cast, marker, inner) = (nodes[0], nodes[1], nodes[2], nodes[3]);
+        push_cast(&mut g, s, pred, cast);
+        let copies: Vec<NodeId> = (0..100).map(|_| dup(&mut g, s, false)).collect();
+        assert_eq!((g.keeps(pred), g.keeps(cast)), (1, 1));
+        // A copy's own guard hides the shared one, in the copy only.
+        let c = copies[0];
+        names_mut(&mut g, c).guards.push(Guard::Marker(marker));
+        push_cast(&mut g, c, pred, inner);
+        assert_eq!(upcast_guard(&g, c, pred), inner);
+        assert_eq!(upcast_guard(&g, s, pred), cast);
+        remove_guards(&mut g, c, marker);
+        assert!(!g.is_kept(inner), "the copy's own entry let go");
+        assert_eq!(upcast_guard(&g, c, pred), cast);
+        // Popping a shared entry leaves its pins to the other scopes.
+        remove_guards(&mut g, copies[1], marker);
+        assert_eq!(upcast_guard(&g, copies[1], pred), pred);
+        assert!(g.is_kept(pred) && g.is_kept(cast));
+        for &c in &copies {
+            kill(&mut g, c);
+            assert!(g.is_kept(pred) && g.is_kept(cast));
+        }
+        kill(&mut g, s);
+        assert!(!g.is_kept(pred) && !g.is_kept(cast));
     }
 }
