@@ -4,8 +4,10 @@
 //! language of a chapter (11 or later; each feature from the chapter that
 //! brings it), and that chapter compiles them, through the same
 //! [`Driver`](crate::Driver) as the command line: integers, floats (`flt`
-//! variables and fields, integers widened into them, float comparisons;
-//! chapter 12), `if`/`else`, `while` with `break` and `continue`, structs
+//! variables and fields, integers widened into them (chapters 13 to 16
+//! store only floats into fields and elements, as `x + 0.0`: Simple's
+//! stores there do not convert), float comparisons; chapter 12),
+//! `if`/`else`, `while` with `break` and `continue`, structs
 //! (allocation, field loads and stores, pointers copied between variables
 //! so that two names alias one object, nullable pointers used only under a
 //! null test; pointer fields from chapter 13), narrow integers and bitwise
@@ -269,6 +271,18 @@ impl Generator {
 
     fn sugar(&self) -> bool {
         self.chapter >= 17
+    }
+
+    /// `value` as stored into a field or element of `kind`. In chapters 13
+    /// to 16 a `flt` one takes no int (the store is refused once optimized,
+    /// as in Simple, whose stores convert from chapter 17 on), so the value
+    /// is made a float there. No random numbers are drawn.
+    fn stored(&self, kind: Kind, value: String) -> String {
+        if kind == Kind::Flt && (13..=16).contains(&self.chapter) {
+            format!("({value}) + 0.0")
+        } else {
+            value
+        }
     }
 
     fn functions_on(&self) -> bool {
@@ -568,6 +582,7 @@ impl Generator {
         };
         let (f, kind) = self.field(s);
         let value = self.value_of(kind, 3);
+        let value = self.stored(kind, value);
         self.indent(depth);
         let _ = writeln!(self.out, "{p}.{f} = {value};");
     }
@@ -619,6 +634,7 @@ impl Generator {
         self.indent(depth);
         if self.rng.chance(50) || same.is_empty() {
             let value = self.value_of(kind, 2);
+            let value = self.stored(kind, value);
             let _ = writeln!(self.out, "if ({q}) {q}.{f} = {value};");
         } else if matches!(kind, Kind::Nullable(_)) {
             let v = self.pick(&same);
@@ -935,6 +951,7 @@ impl Generator {
                 0 if elem.kind() == Kind::Int => format!("{counter} * {counter}"),
                 _ => self.value_of(elem.kind(), 2),
             };
+            let value = self.stored(elem.kind(), value);
             let _ = writeln!(self.out, "{a}[{counter}] = {value};");
         } else {
             let sum = self.pick(&sums);
@@ -960,6 +977,7 @@ impl Generator {
         match self.rng.below(20) {
             0..=5 => {
                 let (i, value) = (self.index(), self.value_of(kind, 2));
+                let value = self.stored(kind, value);
                 self.indent(depth);
                 let _ = writeln!(self.out, "{a}[{i}] = {value};");
             }
@@ -1013,6 +1031,7 @@ impl Generator {
                 // and a store is never dead code.
                 let k = ARGS[self.rng.below(ARGS.len() as u64) as usize];
                 let value = self.value_of(kind, 1);
+                let value = self.stored(kind, value);
                 self.indent(depth);
                 let _ = writeln!(self.out, "if ({} == {k}) {a}[{a}#] = {value};", self.arg);
             }

@@ -275,6 +275,19 @@ fn test_no_way_back_to_int() {
     );
 }
 
+/// As in Simple, fields are told apart by name and type: `int x` and
+/// `flt x` may both be declared (an access finds the first); the same
+/// name with the same type may not.
+#[test]
+fn test_fields_differ_by_name_and_type() {
+    let code = parse_iterated("struct S { int x; flt x; } S s = new S; s.x = 2; return s.x;");
+    assert_eq!(code.print(), "return 2;");
+    assert_eq!(
+        error("struct S { int x; int x; } return 0;").0,
+        "Syntax error, expected Field 'x:IntBot' already defined in struct 'S': }"
+    );
+}
+
 #[test]
 fn test_float_fields() {
     let src = "\

@@ -883,8 +883,12 @@ impl<'a> Parser<'a> {
                     let pos = self.lexer.pos();
                     self.lexer.set_pos(pos - 1);
                 } else {
+                    // Stored as it is, an int into a `flt` field too (a
+                    // variable's value is converted): whether it fits the
+                    // field is checked once optimized (`store::error`), as
+                    // in Simple: `p.x = 1;` is `Cannot store 1 into field
+                    // FltBot x`.
                     let value = self.parse_expression()?;
-                    let value = self.store_value(value, info.ty, idx);
                     let ctrl = self.ctrl();
                     let mem = self.memory(alias);
                     let field = StoreField {
@@ -909,17 +913,6 @@ impl<'a> Parser<'a> {
             let load = load_new(&mut self.graph, &name, alias, declared, at, mem, expr);
             expr = self.peephole(load);
         }
-    }
-
-    /// The value stored into field `idx` of struct `obj`: an int going into
-    /// a `flt` field is converted. Whether the value fits the field is
-    /// checked once the program is optimized (`store::error`), as in
-    /// Simple from chapter 13. `obj` is the struct as declared: the one a
-    /// pointer's type names can be its dual, with fields `~int` and `~flt`,
-    /// where the pointer is a phi in dead code.
-    fn store_value(&mut self, value: NodeId, obj: TypeId, idx: usize) -> NodeId {
-        let declared = self.graph.types.field_type(obj, idx);
-        self.widen_to(value, declared)
     }
 
     /// The current state of alias class `alias`: `$mem` itself until a

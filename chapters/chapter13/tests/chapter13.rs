@@ -411,6 +411,18 @@ return 0;
     assert_evaluates(&code, 9, 9);
 }
 
+/// As in Simple, `x + 0` is `x` before the check after optimization
+/// looks, for a pointer too: no `Cannot 'Add'`.
+#[test]
+fn test_pointer_plus_zero() {
+    let code = parse_iterated("struct S { int x; }\nS p = new S;\nreturn p + 0;\n");
+    assert_eq!(code.print(), "return new S;");
+    assert_eq!(
+        error("struct S { int x; }\nS p = new S;\nreturn p + 1;\n"),
+        "Cannot 'Add' *S {\n  x :IntBot;\n}"
+    );
+}
+
 #[test]
 fn test_errors() {
     // Redefining a declared struct; defining one only named so far is fine.
@@ -424,6 +436,9 @@ fn test_errors() {
         error("struct S { int x; int x; }\n"),
         "Syntax error, expected Field 'x :IntBot' already defined in struct 'S': }"
     );
+    // As in Simple, fields are told apart by name and type.
+    let code = parse_iterated("struct S { int x; flt x; }\nS s = new S;\ns.x = 2;\nreturn s.x;\n");
+    assert_eq!(code.print(), "return 2;");
     assert_eq!(
         error("struct S { 3 x; }\n"),
         "Syntax error, expected Requires a field type, found '3': x"

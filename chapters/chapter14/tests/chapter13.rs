@@ -425,6 +425,9 @@ fn test_errors() {
         error("struct S { int x; int x; }\n"),
         "Syntax error, expected Field 'x :int' already defined in struct 'S': }"
     );
+    // As in Simple, fields are told apart by name and type.
+    let code = parse_iterated("struct S { int x; flt x; }\nS s = new S;\ns.x = 2;\nreturn s.x;\n");
+    assert_eq!(code.print(), "return 2;");
     assert_eq!(
         error("struct S { 3 x; }\n"),
         "Syntax error, expected Requires a field type, found '3': x"

@@ -281,8 +281,9 @@ fn test_float_fields() {
     let src = "\
 struct Point { flt x; flt y; int n; }
 Point p = new Point;
-p.x = 3;
-p.y = arg;
+flt a = arg;
+p.x = 3.0;
+p.y = a;
 while (p.n < 10) {
     p.x = p.x * 0.5 + p.y;
     p.n = p.n + 1;
@@ -316,6 +317,13 @@ return p;
     assert_eq!(
         error("struct S { int i; } S s = new S; s.i = 1.5; return s;"),
         ("Cannot store 1.5 into field int i".into(), (1, 36))
+    );
+    // Nor an int into a `flt` field: from chapter 13 the value is stored
+    // as it is (Simple converts from chapter 17 on), and the check refuses
+    // it.
+    assert_eq!(
+        error("struct S { flt f; } S s = new S; s.f = 3; return s;"),
+        ("Cannot store 3 into field FltBot f".into(), (1, 36))
     );
     // A field needs a type; Simple's words otherwise. (Since chapter 13 a
     // name followed by a name, `foo b`, is a struct declared later; since

@@ -30,7 +30,7 @@ const PROGRAMS: &[&str] = &[
     // Chapter 12: floats.
     "flt guess = arg;\nwhile( 1 ) {\n    flt next = (arg/guess + guess)/2;\n    if( next == guess ) break;\n    guess = next;\n}\nreturn guess;\n",
     "flt sum = 0; int i = 1; while (i <= arg) { sum = sum + 1.0/i; i = i + 1; } return sum;",
-    "struct P { flt x; flt y; } P p = new P; p.y = arg; while (arg > 0) { p.x = p.x * 0.5 + p.y; if (p.x > 3) p.y = -p.y; arg = arg - 1; } return p;",
+    "struct P { flt x; flt y; } P p = new P; flt y = arg; p.y = y; while (arg > 0) { p.x = p.x * 0.5 + p.y; if (p.x > 3) p.y = -p.y; arg = arg - 1; } return p;",
     "flt a = arg; flt r; if (arg) r = a*2; else r = (a+1)*2; return r < 2.5 + a;",
     // Chapter 13: references, a list built and walked, a tree searched.
     "struct N { N? next; int v; }\nN? head = null;\nint i = 0;\nwhile (i < arg) {\n    N n = new N;\n    n.next = head;\n    n.v = i * i;\n    head = n;\n    i = i + 1;\n}\nint sum = 0;\nwhile (1) {\n    if (!head) break;\n    sum = sum + head.v;\n    head = head.next;\n}\nreturn sum;\n",

@@ -1207,6 +1207,17 @@ enum Ty {
     Nullable(usize),
 }
 
+/// `e` as stored into a field of type `ty`. A `flt` field takes no int (as
+/// in Simple, chapters 13 to 16 store the value as it is, and the check
+/// after optimization refuses it), so the value is made a float.
+fn stored(ty: Ty, e: &str) -> String {
+    if ty == Ty::Flt {
+        format!("({e})+0.0")
+    } else {
+        e.to_owned()
+    }
+}
+
 impl ProgramGen {
     fn program(seed: u64) -> String {
         let mut gen = ProgramGen {
@@ -1470,6 +1481,7 @@ impl ProgramGen {
                 Some((p, Ty::Ptr(s))) => {
                     let (f, ty) = self.field_of(s);
                     let e = self.value(ty, 2);
+                    let e = stored(ty, &e);
                     self.out.push_str(&format!("{p}.{f}={e}; "));
                 }
                 _ => self.out.push_str("; "),
@@ -1503,6 +1515,7 @@ impl ProgramGen {
                 Some((p, Ty::Nullable(s))) => {
                     let (f, ty) = self.field_of(s);
                     let e = self.value(ty, 2);
+                    let e = stored(ty, &e);
                     // A name of the field's type, to load into; an int
                     // name can be stored into a field of either type.
                     let n = match self.named(|t| t == ty) {
@@ -1517,7 +1530,8 @@ impl ProgramGen {
                         _ => {
                             let i = self.name();
                             let e = self.expr(2);
-                            format!("if(!{p}) {i}={e}; else {p}.{f}={i}; ")
+                            let v = stored(ty, &i);
+                            format!("if(!{p}) {i}={e}; else {p}.{f}={v}; ")
                         }
                     };
                     self.out.push_str(&text);

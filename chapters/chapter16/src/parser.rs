@@ -1208,15 +1208,16 @@ impl<'a> Parser<'a> {
         self.peephole(add)
     }
 
-    /// The value stored into field `idx` of struct `obj`: an int going into
-    /// a `flt` field is converted. Whether the value fits the field is
+    /// The value stored into field `idx` of struct `obj`, cut to a narrow
+    /// field's type: an int going into a `flt` field is not converted (a
+    /// variable's value is), so that whether the value fits the field is
     /// checked once the program is optimized (`store::error`), as in
-    /// Simple from chapter 13. `obj` is the struct as declared: the one a
+    /// Simple from chapter 13: `p.x = arg;` is `Cannot store int into
+    /// field FltBot x`. `obj` is the struct as declared: the one a
     /// pointer's type names can be its dual, with fields `~int` and `~flt`,
     /// where the pointer is a phi in dead code.
     fn store_value(&mut self, value: NodeId, obj: TypeId, idx: usize) -> NodeId {
         let declared = self.graph.types.field_type(obj, idx);
-        let value = self.widen_to(value, declared);
         self.zs_mask(value, declared)
     }
 
@@ -1259,10 +1260,13 @@ impl<'a> Parser<'a> {
                 .map(|idx| node::struct_::default(&self.graph, defaults, idx))
                 .collect()
         };
-        // (In dead code nothing is checked: a field read there is `Top`.)
+        // A field left unset (still its default, `Top`) is an error in dead
+        // code too, as in Simple; other values are not checked in dead
+        // code: a field read there is `Top`.
         let dead = self.graph.ty(self.ctrl()) == Types::XCTRL;
         for (idx, &v) in values.iter().enumerate() {
-            if self.graph.ty(v) == Types::TOP && !dead {
+            let unset = v == node::struct_::default(&self.graph, defaults, idx);
+            if self.graph.ty(v) == Types::TOP && (unset || !dead) {
                 let fname = self.graph.types.field_name(info.ty, idx);
                 return Err(Error::new(
                     format!(

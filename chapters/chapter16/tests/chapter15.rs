@@ -774,17 +774,20 @@ return c;",
 /// `8 - p.g` folds to the int constant 8, the same node as the offset;
 /// converted for the `flt` field to 8.0, it was no longer used and was
 /// killed, and the store took the dead node as its offset. The offset now
-/// stays kept until the store takes it.
+/// stays kept until the store takes it. (A store no longer converts: as
+/// in Simple, an int does not go into a `flt` field until chapter 17, and
+/// the program is an error.)
 #[test]
 fn test_store_offset_survives_the_value_conversion() {
-    let code = parse_iterated(
-        "struct S { int i; flt f; int g; };
+    assert_eq!(
+        error(
+            "struct S { int i; flt f; int g; };
 S p = new S;
 p.f = 8 - p.g;
-return p.f;",
+return p.f;"
+        ),
+        "Cannot store 8 into field FltBot f"
     );
-    assert_eq!(code.print(), "return 8.0;");
-    assert_returns(&code, 0, Value::Float(8.0));
 }
 
 /// Found by `simple fuzz` (chapter 17, seeds 452 and 1016): the load of

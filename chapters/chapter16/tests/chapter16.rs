@@ -321,6 +321,26 @@ return new P { x = k; y = y + 1; }.x + new P { x = 1; }.y;
     assert_eq!(code.print(), "return s0;");
 }
 
+/// A field that must be set and is left unset is an error in dead code
+/// too, as in Simple: with no constructor, or with one that does not set
+/// it. (What a dead arm gives a field is not checked: see
+/// `test_dead_arm_is_not_checked`.)
+#[test]
+fn test_dead_new_must_set_fields() {
+    let unset = "'S' is not fully initialized, field 'f' needs to be set in a constructor";
+    for src in [
+        "struct T { int x; }; struct S { T f; }; if (0) { S? s = new S; } return 1;",
+        "struct T { int x; }; struct S { T f; }; if (0) { S? s = new S { }; } return 1;",
+        "struct T { int x; }; struct S { T f; }; if (arg) return 0; else return 1; S? s = new S; return 2;",
+    ] {
+        assert_eq!(message(src), unset, "{src}");
+    }
+    let code = parse_iterated(
+        "struct T { int x; }; struct S { T f; }; T t = new T; if (0) { S? s = new S { f = t; }; } return 1;",
+    );
+    assert_eq!(code.print(), "return 1;");
+}
+
 /// Found by `simple fuzz` (chapter 16, seeds 15, 452, 900, 1656, 1959): on
 /// an arm that never runs a field read is `Top`, and nothing there is
 /// checked: neither a `Top` used as a reference (`Expected reference but

@@ -1666,13 +1666,15 @@ impl<'a> Parser<'a> {
                 .collect()
         };
         // A field still `Bottom` was never set in the constructor (chapter
-        // 17); one still `Top` had no constructor to set it (Simple lets
-        // that pass, and its evaluator then fails). In dead code nothing is
-        // checked: a field read there is `Top`.
+        // 17), an error in dead code too, as in Simple; one still `Top` had
+        // no constructor to set it (Simple lets that pass, and its
+        // evaluator then fails). Other values are not checked in dead code:
+        // a field read there is `Top`.
         let dead = self.graph.ty(self.ctrl()) == Types::XCTRL;
         for (idx, &v) in values.iter().enumerate() {
             let t = self.graph.ty(v);
-            if (t == Types::BOTTOM || t == Types::TOP) && !dead {
+            let unset = matches!(self.graph.kind(v), NodeKind::Constant(Types::BOTTOM));
+            if unset || (t == Types::BOTTOM || t == Types::TOP) && !dead {
                 let fname = self.graph.types.field_name(info.ty, idx);
                 return Err(Error::new(
                     format!(
