@@ -357,6 +357,9 @@ pub struct Graph {
     pub functions: FxHashMap<(TypeId, u32), NodeId>,
     /// Chapter 18: the Fun of each function's Return.
     pub fun_of_return: FxHashMap<NodeId, NodeId>,
+    /// Chapter 18: the error of each Return whose `return`s, as parsed,
+    /// had no type in common (dead ones count: Simple checks them all).
+    pub mixed_returns: FxHashMap<NodeId, String>,
     /// Chapter 18: the calls linked to each function, as (call, Fun).
     pub linked: rustc_hash::FxHashSet<(NodeId, NodeId)>,
     /// Chapter 18: Stop, once made (a function's folding wakes it).
@@ -385,6 +388,7 @@ impl Graph {
             operator_at: FxHashMap::default(),
             functions: FxHashMap::default(),
             fun_of_return: FxHashMap::default(),
+            mixed_returns: FxHashMap::default(),
             linked: rustc_hash::FxHashSet::default(),
             stop: None,
             target: None,

@@ -199,6 +199,10 @@ struct FunctionBody {
     stop_slot: usize,
     rpc: NodeId,
     returns: Vec<(NodeId, NodeId, NodeId)>,
+    /// The kinds of value its `return`s had as they were parsed, dead
+    /// ones too (as Simple's Return gathers them, to name its error when
+    /// its value has nothing in common).
+    kinds: node::return_::Kinds,
 }
 
 impl Parser<'_> {
@@ -362,6 +366,7 @@ impl<'a> Parser<'a> {
             stop_slot,
             rpc,
             returns: Vec::new(),
+            kinds: node::return_::Kinds::default(),
         });
         let last = self.statements()?;
         if self.graph.ty(self.ctrl()) == Types::CTRL {
@@ -398,7 +403,7 @@ impl<'a> Parser<'a> {
             rpc,
             returns,
             stop_slot,
-            ..
+            kinds,
         } = body;
         let g = &mut self.graph;
         let (ctrl, expr, mem) = match returns.len() {
@@ -437,6 +442,11 @@ impl<'a> Parser<'a> {
         g.unkeep(rpc);
         g.fun_of_return.insert(ret, fun);
         g.operator_at.insert(ret, at);
+        // Chapter 19: the kinds as parsed name the error, but only a
+        // value still `Bottom` after optimization is one (Simple's chapter
+        // 19 Return checks its value's type, no longer the meet of its
+        // returns as parsed).
+        g.mixed_returns.insert(ret, kinds.message());
         node::fun::set_ret(g, fun, ret);
         let ret = node::peephole(g, ret);
         if g.disable_peephole {
@@ -692,7 +702,19 @@ impl<'a> Parser<'a> {
                 self.graph.unkeep(lhs);
                 self.graph.unkeep(rhs);
                 let phi = phi_new(&mut self.graph, "", declared, r, &[lhs, rhs]);
-                self.peep(phi)
+                let v = self.peep(phi);
+                // Chapter 18: a value of no type (`arg ? 7 : ptr`) is an
+                // error at once, as Simple reports it while parsing (an
+                // `if`'s value is not checked, nor what the Phi folded to).
+                let checked = matches!(arms, Arms::Values)
+                    && matches!(self.graph.kind(v), NodeKind::Phi { .. });
+                if let Some(mut e) = checked.then(|| node::error(&mut self.graph, v)).flatten() {
+                    if e.offset == usize::MAX {
+                        e.offset = self.lexer.token_start();
+                    }
+                    return Err(e);
+                }
+                v
             }
             None => r,
         };
@@ -934,11 +956,11 @@ impl<'a> Parser<'a> {
         g.keep(ctrl);
         g.keep(expr);
         g.keep(memory);
-        self.funs
-            .last_mut()
-            .expect("inside a function")
-            .returns
-            .push((ctrl, expr, memory));
+        let body = self.funs.last_mut().expect("inside a function");
+        body.returns.push((ctrl, expr, memory));
+        // Reachable or not, the value's kind names the error.
+        let t = g.ty(expr);
+        body.kinds.add(&g.types, t);
     }
 
     /// The current state of all of memory: the classes that stores split
@@ -993,8 +1015,9 @@ impl<'a> Parser<'a> {
     /// Drops the value of an expression statement. Nothing uses it, so it
     /// dies, but arithmetic on a non-number in it (`-null-5;`) is still
     /// the program's error, as in Simple, whose graph keeps such nodes.
-    /// In dead code nothing is checked (chapter 16): a field read there is
-    /// `Top`, which arithmetic without peepholes would not fold.
+    /// In dead code nothing is checked (as from chapter 16): a value there
+    /// may be `Top` (a merge of no live path), which arithmetic without
+    /// peepholes would not fold.
     fn check_dropped(&mut self, value: NodeId) -> Result<(), Error> {
         if !self.graph.is_unused(value) {
             return Ok(());
@@ -1563,6 +1586,12 @@ impl<'a> Parser<'a> {
             let n = self.graph.add_node(kind, vec![None, Some(lhs), None]);
             let rhs = self.parse_addition()?;
             self.graph.set_def(n, 2, Some(rhs));
+            // Chapter 18: shifting a float is an error as soon as it is
+            // read, reachable or not, as Simple checks it while parsing.
+            if let Some(mut e) = node::error(&mut self.graph, n) {
+                e.offset = at;
+                return Err(e);
+            }
             let n = node::widen(&mut self.graph, n);
             lhs = self.peep(n);
             self.note_operator(n, at);
@@ -1641,7 +1670,9 @@ impl<'a> Parser<'a> {
     /// `('++' | '--') id | '-' unary | '!' unary | postfix`
     ///
     /// Chapter 17: `++x` and `--x` add 1 or -1 to variable `x` and are its
-    /// new value. Only a bound name counts: `--12` is still `-(-12)`.
+    /// new value. Only a bound name counts: `--12` is still `-(-12)`, and
+    /// from chapter 18 only a name not bound to a reference: `--s.x` is
+    /// `-(-s.x)`.
     fn parse_unary(&mut self) -> Parsed {
         self.nested(|p| {
             let old = p.lexer.token_start();
@@ -1698,11 +1729,10 @@ impl<'a> Parser<'a> {
                 return Ok(expr);
             };
             let t = self.graph.ty(expr);
-            // In dead code (after a `return`, or on an arm that never runs)
-            // nothing is checked, as in Simple's chapter 16; there a field
-            // read earlier is `Top`, no reference.
-            let dead = self.graph.ty(self.ctrl()) == Types::XCTRL;
-            if !dead && !self.graph.types.is_ptr(t) && t != Types::NULL {
+            // Chapter 18: dead code (after a `return`, or on an arm that
+            // never runs) is checked as any other, as Simple's chapter 18
+            // does (chapters 16 and 17 skipped its field accesses).
+            if !self.graph.types.is_ptr(t) && t != Types::NULL {
                 let shown = self.graph.types.str(t);
                 // Chapter 19: `#` and `[` want an array.
                 let wanted = if access == "." { "reference" } else { "array" };
@@ -1727,31 +1757,6 @@ impl<'a> Parser<'a> {
                     format!("Accessing unknown field '{name}' from 'null'"),
                     at,
                 ));
-            }
-            // In dead code the access is parsed and dropped, and so are the
-            // object and the index, if nothing else holds them (a New left
-            // in the graph would still allocate when the schedule runs).
-            if dead {
-                if self.graph.is_unused(expr) {
-                    self.graph.kill(expr);
-                }
-                if access == "[]" {
-                    let index = self.parse_expression()?;
-                    if self.graph.is_unused(index) {
-                        self.graph.kill(index);
-                    }
-                    self.require("]")?;
-                }
-                if self.lexer.matches("=") {
-                    if !self.lexer.peek_is('=') {
-                        return self.parse_expression();
-                    }
-                    let pos = self.lexer.pos();
-                    self.lexer.set_pos(pos - 1);
-                }
-                let top = node::new_constant(&mut self.graph, Types::TOP);
-                expr = self.peephole(top);
-                continue;
             }
             // The struct is looked up by name: a pointer to a forward
             // reference finds the fields declared since.
@@ -2025,12 +2030,12 @@ impl<'a> Parser<'a> {
         };
         // A field still `Bottom` was never set in the constructor (chapter
         // 17); one still `Top` had no constructor to set it (Simple lets
-        // that pass, and its evaluator then fails). In dead code nothing is
-        // checked: a field read there is `Top`.
-        let dead = self.graph.ty(self.ctrl()) == Types::XCTRL;
+        // that pass, and its evaluator then fails). Dead code is checked
+        // too, as Simple's chapter 18 does: a field read there is a load
+        // like any other (chapters 16 and 17 made it `Top`).
         for (idx, &v) in values.iter().enumerate() {
             let t = self.graph.ty(v);
-            if (t == Types::BOTTOM || t == Types::TOP) && !dead {
+            if t == Types::BOTTOM || t == Types::TOP {
                 let fname = self.graph.types.field_name(info.ty, idx);
                 return Err(Error::new(
                     format!(
@@ -2161,8 +2166,8 @@ impl<'a> Parser<'a> {
         }
         // A not-null reference declared without a value holds `Top` until
         // it is given one; reading it before is an error (Simple lets the
-        // `Top` through). Other names hold `Top` only from dead code, where
-        // a field access gives `Top` and anything goes.
+        // `Top` through). Other names hold `Top` only in dead code (a merge
+        // of no live path), where this is not checked.
         if matches!(self.graph.kind(value), NodeKind::Constant(Types::TOP))
             && self.graph.ty(self.ctrl()) != Types::XCTRL
             && scope::declared_type(&self.graph, self.scope, &name)
@@ -2413,13 +2418,16 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// A name bound to a variable, if one is next; else nothing is read.
+    /// A name bound to a variable that is not a struct or array reference,
+    /// if one is next; else nothing is read. (Chapter 18: `--s.x` is
+    /// `-(-s.x)` when `s` is a reference.)
     fn match_var(&mut self) -> Option<String> {
         let old = self.lexer.pos();
         match self.lexer.match_id() {
             Some(name)
                 if !is_keyword(&name)
-                    && scope::declared_type(&self.graph, self.scope, &name).is_some() =>
+                    && scope::declared_type(&self.graph, self.scope, &name)
+                        .is_some_and(|t| !self.graph.types.is_ptr(t)) =>
             {
                 Some(name)
             }

@@ -145,6 +145,17 @@ return c;
     assert_returns(&code, 0, Value::Int(1));
 }
 
+/// `x+x` is `x<<1` (chapter 19; `x*2` before) even when the sum has a
+/// range (here 0 to 2), as in Simple: `return ((5<arg)<<1);`, not
+/// `((5<arg)+LT)`.
+#[test]
+fn test_u1_doubled() {
+    let code = compile("int t = arg > 5; u1 u = t; return u + u;");
+    assert_eq!(code.print(), "return ((5<arg)<<1);");
+    assert_returns(&code, 6, Value::Int(2));
+    assert_returns(&code, 5, Value::Int(0));
+}
+
 #[test]
 fn test_and() {
     let mut code = parse_opto(

@@ -34,10 +34,10 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
         return Some(lhs);
     }
 
-    // x+x is x<<1 (chapter 19; it was x*2), unless the sum has a range:
-    // a shift left knows none (as in Simple), and the users of a node
-    // replaced by one that knows less would lose what they know.
-    if lhs == rhs && g.ty(n) == Types::INT_BOT {
+    // x+x is x<<1 (chapter 19; it was x*2), as in Simple, even when the
+    // sum has a range (`u1 u`: `u+u` is 0 to 2) that the shift does not
+    // know: its users keep what they made of the range, which still holds.
+    if lhs == rhs {
         let one = g.types.int(1);
         let one = new_constant(g, one);
         let one = peephole(g, one);

@@ -23,6 +23,11 @@ pub fn compute(g: &mut Graph, n: NodeId) -> TypeId {
     if ctrl != Types::CTRL && ctrl != Types::BOTTOM {
         return Types::IF_NEITHER;
     }
+    // Chapter 18: without peepholes both arms are taken, whatever the
+    // predicate, as in Simple's chapter 18: no code is found dead there.
+    if g.disable_peephole {
+        return Types::IF_BOTH;
+    }
     // A predicate not known yet (high) decides nothing: wait for it to
     // fall. (Simple waits only on `Top` and `~int`, so a comparison not yet
     // known, `[1-0]`, takes both arms and then one.)

@@ -353,21 +353,9 @@ pub fn error(g: &Graph, n: NodeId) -> Option<crate::Error> {
 
 /// `No common type amongst int and reference`, naming the kinds met.
 pub fn mix_error(types: &crate::types::Types, seen: &[TypeId]) -> String {
-    let int = seen.iter().any(|&t| types.is_int(t));
-    let flt = seen.iter().any(|&t| types.is_flt(t));
-    let ptr = seen.iter().any(|&t| types.is_ptr(t) || t == Types::NULL);
-    if !(int || flt || ptr) {
-        return "No defined return type".into();
+    let mut kinds = super::return_::Kinds::default();
+    for &t in seen {
+        kinds.add(types, t);
     }
-    let mut kinds = Vec::new();
-    if int {
-        kinds.push("int");
-    }
-    if flt {
-        kinds.push("f64");
-    }
-    if ptr {
-        kinds.push("reference");
-    }
-    format!("No common type amongst {}", kinds.join(" and "))
+    kinds.message()
 }

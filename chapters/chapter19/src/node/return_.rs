@@ -91,14 +91,53 @@ pub fn print(g: &Graph, n: NodeId, out: &mut Printer) {
     out.push(';');
 }
 
-/// A function whose value has no type at all (it returns what it returns:
-/// `val g = { -> g(); };`) has no defined return type. (A merge of values
-/// with nothing in common is its Phi's error.)
+/// A function whose value is still `Bottom` after optimization: its
+/// `return`s had no type in common. The kinds they had as parsed
+/// (reachable or not) name it: `No common type amongst int and
+/// reference`, or `No defined return type` when none had a kind of value
+/// at all (`val g = { -> g(); };`, whose call has no type yet). (Chapter
+/// 18 checked the meet of the returns as parsed, as Simple's chapter 18
+/// does; Simple's chapter 19 checks the value.)
 pub fn error(g: &Graph, n: NodeId) -> Option<crate::Error> {
-    let expr = g.in_(n, 2);
-    if g.ty(expr) != Types::BOTTOM || matches!(g.kind(expr), NodeKind::Phi { .. }) {
+    if g.ty(g.in_(n, 2)) != Types::BOTTOM {
         return None;
     }
+    let message = g.mixed_returns.get(&n)?;
     let at = g.operator_at.get(&n).copied().unwrap_or(u32::MAX);
-    Some(crate::Error::new("No defined return type", at as usize))
+    Some(crate::Error::new(message.clone(), at as usize))
+}
+
+/// The kinds of value met among values that are merged: integers, floats,
+/// references (`null` among them).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Kinds {
+    int: bool,
+    flt: bool,
+    ptr: bool,
+}
+
+impl Kinds {
+    pub fn add(&mut self, types: &crate::types::Types, t: TypeId) {
+        self.int |= types.is_int(t);
+        self.flt |= types.is_flt(t);
+        self.ptr |= types.is_ptr(t) || t == Types::NULL;
+    }
+
+    /// The error of values of these kinds that have nothing in common.
+    pub fn message(&self) -> String {
+        if !(self.int || self.flt || self.ptr) {
+            return "No defined return type".into();
+        }
+        let mut kinds = Vec::new();
+        if self.int {
+            kinds.push("int");
+        }
+        if self.flt {
+            kinds.push("f64");
+        }
+        if self.ptr {
+            kinds.push("reference");
+        }
+        format!("No common type amongst {}", kinds.join(" and "))
+    }
 }
