@@ -734,3 +734,30 @@ fn test_forward_reference_parameter() {
         &[(0, "1")],
     );
 }
+
+/// A New calls `calloc(1, size)`: the size goes in the second integer
+/// argument register of the ABI, `rsi` for SystemV, `rdx` for Win64.
+#[test]
+fn test_new_size_register_per_abi() {
+    use chapter19::cpu::x86_64::{self, ops::in_mask};
+    use chapter19::mach::{mach, Abi, Op, RegMask};
+    for (name, abi, reg) in [
+        ("SystemV", Abi::SystemV, x86_64::RSI),
+        ("Win64", Abi::Win64, x86_64::RDX),
+    ] {
+        let mut code = CodeGen::new("return new int[arg];");
+        code.parse()
+            .and_then(|c| c.opto())
+            .and_then(|c| c.type_check())
+            .and_then(|c| c.inst_select("x86_64_v2", name))
+            .and_then(|c| c.legalize())
+            .expect("compiles");
+        let g = &code.graph;
+        let new = g
+            .ids()
+            .find(|&n| !g.is_dead(n) && mach(g, n).is_some_and(|m| m.op == Op::New))
+            .expect("a New");
+        let m = mach(g, new).expect("a machine node");
+        assert_eq!(in_mask(g, new, m, 1, abi), Some(RegMask::of(reg)), "{name}");
+    }
+}

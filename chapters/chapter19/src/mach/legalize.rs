@@ -150,7 +150,8 @@ impl RuleSet {
         self.rule(When::Always, Action::Legal, "legal")
     }
 
-    /// Makes the type at `idx` `ty`, whatever it was.
+    /// Widens the type at `idx` to `ty` when it is narrower: the
+    /// operation computes in `ty` only (a RISC-V compare in 64 bits).
     pub fn widen_scalar(self, idx: usize, ty: LType) -> RuleSet {
         self.rule(
             When::Narrower(idx, ty),
@@ -159,7 +160,10 @@ impl RuleSet {
         )
     }
 
-    /// Widens the type at `idx` to `min` when narrower.
+    /// Widens the type at `idx` to `min` when narrower, and leaves a wider
+    /// one to the rules below: a lower bound among several legal widths.
+    /// (Its test and change are `widen_scalar`'s; the name says which of
+    /// the two a CPU means.)
     pub fn min_scalar(self, idx: usize, min: LType) -> RuleSet {
         self.rule(
             When::Narrower(idx, min),
@@ -267,6 +271,15 @@ impl Rules {
     }
 }
 
+/// `4 bytes`, `1 byte`.
+fn bytes(n: u32) -> String {
+    if n == 1 {
+        "1 byte".into()
+    } else {
+        format!("{n} bytes")
+    }
+}
+
 /// `Load s64 (4 bytes)`, `Add s64`, `SExt s64 <- s8`.
 pub fn describe(q: &Query) -> String {
     let mut s = format!("{:?} {}", q.op, q.ty[0]);
@@ -274,7 +287,7 @@ pub fn describe(q: &Query) -> String {
         let _ = write!(s, " <- {}", q.ty[1]);
     }
     if q.mem_size != 0 {
-        let _ = write!(s, " ({} bytes)", q.mem_size);
+        let _ = write!(s, " ({})", bytes(q.mem_size.into()));
     }
     s
 }
@@ -471,8 +484,10 @@ impl fmt::Display for RuleText<'_> {
                 write!(f, "{verb}({})", pairs.join(", "))
             }
             (When::Mem(ms), Action::Legal) => {
-                let pairs: Vec<String> =
-                    ms.iter().map(|(t, s)| format!("{t} ({s} bytes)")).collect();
+                let pairs: Vec<String> = ms
+                    .iter()
+                    .map(|(t, s)| format!("{t} ({})", bytes((*s).into())))
+                    .collect();
                 write!(f, "legal_for({})", pairs.join(", "))
             }
             (When::Always, Action::Legal) => write!(f, "legal"),

@@ -27,7 +27,7 @@ use crate::cpu::x86_64::select::{call, division, new, widened};
 use crate::error::Error;
 use crate::graph::{Graph, NodeId};
 use crate::mach::select::{
-    access, base_of, ideal_ins, int_con, int_width, ltype, mem_shape, In, Made, Pattern,
+    access, base_of, ideal_ins, int_con, int_width, ltype, In, Made, Pattern,
 };
 use crate::mach::{Cond, LType, Mach, Op, Target};
 use crate::node::{BoolOp, NodeKind};
@@ -321,109 +321,11 @@ fn branch(g: &Graph, n: NodeId) -> Pattern {
     }
 }
 
-/// A projection: of a New (its pointer, or a memory slice that a field's
-/// initial value other than zero is stored into), of a call's end, of a
-/// function's Start.
+/// A projection (of a New, of a call's end, of a function's Start): a
+/// copy. (Chapter 16's New had the fields' initial values as inputs and
+/// its memory projections stored them; chapter 19's parser stores them.)
 fn projection(g: &Graph, n: NodeId) -> Pattern {
-    let parent = g.in_(n, 0);
-    let NodeKind::Proj { idx, .. } = *g.kind(n) else {
-        unreachable!("a projection")
-    };
-    if let NodeKind::New { first_alias, .. } = *g.kind(parent) {
-        if idx >= 2 {
-            if let Some(p) = new_field_init(g, n, parent, idx, first_alias) {
-                return p;
-            }
-        }
-    }
     copy(g, n)
-}
-
-/// The memory slice `idx` of New `new`, with the field's initial value
-/// stored when it is not zero (`calloc` zeroes the rest). A field further
-/// than a displacement reaches is addressed by adding to the pointer in
-/// steps of 2047 (no constant can be made here: its type is not known to
-/// the graph).
-fn new_field_init(
-    g: &Graph,
-    proj: NodeId,
-    new: NodeId,
-    idx: usize,
-    first_alias: u32,
-) -> Option<Pattern> {
-    let fields = crate::node::new_field_count(g, new);
-    let init = g.input(new, 2 + fields + (idx - 2))?;
-    let zero = match g.kind(init) {
-        NodeKind::Constant(t) => {
-            g.types.int_value(*t) == Some(0)
-                || g.types.flt_value(*t).is_some_and(|f| f.to_bits() == 0)
-                || *t == Types::NULL
-        }
-        _ => false,
-    };
-    if zero {
-        return None;
-    }
-    let NodeKind::New { ptr, .. } = *g.kind(new) else {
-        return None;
-    };
-    let obj = g.types.pointee(ptr)?;
-    let layout = g.types.struct_layout(obj)?;
-    let field = idx - 2;
-    let declared = g.types.field_type(obj, field);
-    let (size, _, mlt) = mem_shape(&g.types, declared);
-    let role = NodeKind::Store {
-        name: g.types.field_name(obj, field).into(),
-        alias: first_alias + field as u32,
-        declared,
-        at: 0,
-    };
-    let ptr_proj = g
-        .outputs(new)
-        .iter()
-        .copied()
-        .find(|&p| matches!(g.kind(p), NodeKind::Proj { idx: 1, .. }))?;
-    let mut nodes = vec![Made {
-        kind: g.kind(proj).clone(),
-        ins: ideal_ins(g, proj),
-        ty: g.ty(proj),
-    }];
-    let mut base = In::Ideal(ptr_proj);
-    let mut disp = i64::from(layout.offsets[field]);
-    while !imm12(disp) {
-        let step = Mach::new(NodeKind::Add, Op::AddI, LType::Ptr).with_imm(2047);
-        nodes.push(Made {
-            kind: NodeKind::Mach(Box::new(step)),
-            ins: vec![In::None, base],
-            ty: g.ty(ptr_proj),
-        });
-        base = In::Made(nodes.len() - 1);
-        disp -= 2047;
-    }
-    let mut st = Mach::new(role, Op::Store, mlt).with_imm(disp);
-    st.mem_size = size;
-    // No ideal offset to type: global code motion takes it as possibly
-    // overlapping any access to the class, which is safe.
-    st.off_ty = None;
-    // A 32-bit float field stores the value rounded. (The rounding's role
-    // is a rounding's: a Proj's would pin it where it was made, nowhere.)
-    let value = if mlt == LType::F32 {
-        let down = Mach::new(NodeKind::RoundF32, Op::FTrunc, LType::F32).with_src(LType::F64);
-        nodes.push(Made {
-            kind: NodeKind::Mach(Box::new(down)),
-            ins: vec![In::None, In::Ideal(init)],
-            ty: Types::BOTTOM,
-        });
-        In::Made(nodes.len() - 1)
-    } else {
-        In::Ideal(init)
-    };
-    nodes.push(Made {
-        kind: NodeKind::Mach(Box::new(st)),
-        ins: vec![In::None, In::Made(0), base, value, In::None],
-        ty: g.ty(proj),
-    });
-    Some(Pattern::Nodes(nodes))
 }
 
 /// The RISC-V address of memory operation `n`: a register and a 12-bit

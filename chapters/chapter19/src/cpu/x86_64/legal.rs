@@ -7,8 +7,9 @@
 //!   `cmp` and `jcc`. `setcc` writes 8 bits, and its truth value is widened
 //!   to the register (`movzx`, in the same instruction).
 //! - Float comparisons must be false when either side is NaN, and
-//!   `ucomisd` reports NaN as "unordered", which the signed conditions
-//!   read as less-than. So `a < b` compares `b` with `a` and asks "above"
+//!   `ucomisd` reports NaN as "unordered" by setting the carry flag, which
+//!   the unsigned "below" conditions read as less-than. So `a < b`
+//!   compares `b` with `a` and asks "above"
 //!   (false when unordered), `a <= b` "above or equal"; `==` also checks
 //!   parity (done by `setcc`/`jcc` for equality after `ucomisd`).
 //! - `idiv` traps on a zero divisor and on `MIN / -1`, where the language

@@ -303,7 +303,9 @@ pub fn in_mask(g: &Graph, n: NodeId, m: &Mach, i: usize, abi: Abi) -> Option<Reg
         Ret if i == 2 => Some(ret_mask(input_type(2))),
         Ret => None,
         Call | CallR => call_in_mask(g, n, i, abi),
-        New if i == 1 => Some(RegMask::of(super::RSI)),
+        // `calloc(1, size)`: the size is the second integer argument,
+        // `rsi` for SystemV and `rdx` for Win64.
+        New if i == 1 => super::arg_masks(abi, &[LType::S64, LType::S64])[1],
         New => None,
         _ => Some(bank(input_type(i))),
     }

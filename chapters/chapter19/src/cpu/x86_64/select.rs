@@ -24,8 +24,7 @@
 use crate::error::Error;
 use crate::graph::{Graph, NodeId};
 use crate::mach::select::{
-    access, base_of, ideal_ins, int_con, int_width, ltype, mem_shape, split_offset, In, Made,
-    Pattern,
+    access, base_of, ideal_ins, int_con, int_width, ltype, split_offset, In, Made, Pattern,
 };
 use crate::mach::{Cond, LType, Mach, Op, Target};
 use crate::node::{BoolOp, NodeKind};
@@ -341,94 +340,11 @@ pub fn round_f32(g: &Graph, n: NodeId) -> Pattern {
     ])
 }
 
-/// A projection: of a New (its pointer, or a memory slice that a field's
-/// initial value other than zero is stored into), of a call's end, of a
-/// function's Start.
+/// A projection (of a New, of a call's end, of a function's Start): a
+/// copy. (Chapter 16's New had the fields' initial values as inputs and
+/// its memory projections stored them; chapter 19's parser stores them.)
 pub fn projection(g: &Graph, n: NodeId) -> Pattern {
-    let parent = g.in_(n, 0);
-    let NodeKind::Proj { idx, .. } = *g.kind(n) else {
-        unreachable!("a projection")
-    };
-    if let NodeKind::New { first_alias, .. } = *g.kind(parent) {
-        if idx >= 2 {
-            if let Some(p) = new_field_init(g, n, parent, idx, first_alias) {
-                return p;
-            }
-        }
-    }
     copy(g, n)
-}
-
-/// The memory slice `idx` of New `new`, with the field's initial value
-/// stored when it is not zero (`calloc` zeroes the rest).
-fn new_field_init(
-    g: &Graph,
-    proj: NodeId,
-    new: NodeId,
-    idx: usize,
-    first_alias: u32,
-) -> Option<Pattern> {
-    let fields = crate::node::new_field_count(g, new);
-    let init = g.input(new, 2 + fields + (idx - 2))?;
-    let zero = match g.kind(init) {
-        NodeKind::Constant(t) => {
-            g.types.int_value(*t) == Some(0)
-                || g.types.flt_value(*t).is_some_and(|f| f.to_bits() == 0)
-                || *t == Types::NULL
-        }
-        _ => false,
-    };
-    if zero {
-        return None;
-    }
-    let NodeKind::New { ptr, .. } = *g.kind(new) else {
-        return None;
-    };
-    let obj = g.types.pointee(ptr)?;
-    let layout = g.types.struct_layout(obj)?;
-    let field = idx - 2;
-    let declared = g.types.field_type(obj, field);
-    let (size, _, mlt) = mem_shape(&g.types, declared);
-    let alias = first_alias + field as u32;
-    let role = NodeKind::Store {
-        name: g.types.field_name(obj, field).into(),
-        alias,
-        declared,
-        at: 0,
-    };
-    let mut st = Mach::new(role, Op::Store, mlt).with_imm(i64::from(layout.offsets[field]));
-    st.mem_size = size;
-    // No ideal offset to type: global code motion takes it as possibly
-    // overlapping any access to the class, which is safe.
-    st.off_ty = None;
-    let ptr_proj = g
-        .outputs(new)
-        .iter()
-        .copied()
-        .find(|&p| matches!(g.kind(p), NodeKind::Proj { idx: 1, .. }))?;
-    // A 32-bit float field stores the value rounded.
-    let mut nodes = vec![Made {
-        kind: g.kind(proj).clone(),
-        ins: ideal_ins(g, proj),
-        ty: g.ty(proj),
-    }];
-    let value = if mlt == LType::F32 {
-        let down = Mach::new(NodeKind::RoundF32, Op::FTrunc, LType::F32).with_src(LType::F64);
-        nodes.push(Made {
-            kind: NodeKind::Mach(Box::new(down)),
-            ins: vec![In::None, In::Ideal(init)],
-            ty: Types::BOTTOM,
-        });
-        In::Made(1)
-    } else {
-        In::Ideal(init)
-    };
-    nodes.push(Made {
-        kind: NodeKind::Mach(Box::new(st)),
-        ins: vec![In::None, In::Made(0), In::Ideal(ptr_proj), value],
-        ty: g.ty(proj),
-    });
-    Some(Pattern::Nodes(nodes))
 }
 
 /// A call of a function known here (its index an immediate), or through
