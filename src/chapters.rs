@@ -145,7 +145,7 @@ macro_rules! driver {
 }
 
 /// The newest chapter; the default of `--chapter`.
-pub const LATEST: u32 = 19;
+pub const LATEST: u32 = 20;
 
 /// `chapters!` lists the chapters in order, each with its abilities (see
 /// `driver!`): it implements the trait for each and makes the table.
@@ -177,6 +177,7 @@ chapters! {
     chapter17: peepholes, show_graphs, arg, eval_faults, checked_iterate, schedule;
     chapter18: peepholes, show_graphs, eval_faults, checked_iterate, schedule;
     chapter19: peepholes, show_graphs, eval_faults, checked_iterate, schedule, select;
+    chapter20: peepholes, show_graphs, eval_faults, checked_iterate, schedule, select;
 }
 
 /// Making a chapter's driver with the options it has set.

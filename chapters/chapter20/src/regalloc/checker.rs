@@ -1,0 +1,1 @@
+//! The independent checker of an allocation (to be written).
