@@ -14,17 +14,20 @@
 
 use crate::gcm::{is_block_head, Schedule};
 use crate::graph::{Graph, NodeId};
-use crate::mach::{cpu_of, mach, Op};
+use crate::mach::{cpu_of, mach, Abi, Cpu, Op, Target};
 use crate::node::{fun, is_cfg, NodeKind};
+use crate::regalloc::{Allocation, Loc};
 use rustc_hash::FxHashMap;
 use std::fmt::Write;
 
-/// The listing of machine graph `g` (scheduled: `s` and `local`).
+/// The listing of machine graph `g` (scheduled: `s` and `local`; with
+/// registers once `alloc` is known).
 pub fn listing(
     g: &Graph,
     _s: &Schedule,
     local: &FxHashMap<NodeId, Vec<NodeId>>,
     _stop: NodeId,
+    alloc: Option<(&Allocation, Target)>,
 ) -> String {
     let mut out = String::new();
     let start = g.start();
@@ -38,19 +41,402 @@ pub fn listing(
     funs.dedup();
     for f in funs {
         let _ = writeln!(out, "{}:", fun::label(g, f));
-        for blk in reverse_post_order(g, f) {
+        let blocks = reverse_post_order(g, f);
+        let Some((a, target)) = alloc else {
+            for blk in blocks {
+                if blk != f {
+                    let _ = writeln!(out, "L{}:", blk.nid());
+                }
+                block(g, blk, local, &mut out);
+            }
+            out.push('\n');
+            continue;
+        };
+        let frame = Layout::new(g, a, target, f, &blocks, local);
+        for l in frame.prologue() {
+            let _ = writeln!(out, "    {l}");
+        }
+        for blk in blocks {
             if blk != f {
                 let _ = writeln!(out, "L{}:", blk.nid());
             }
-            block(g, blk, local, &mut out);
+            let mut text = String::new();
+            block(g, blk, local, &mut text);
+            for l in text.lines() {
+                for l in frame.rewrite(l) {
+                    let _ = writeln!(out, "{l}");
+                }
+            }
         }
         out.push('\n');
     }
     out
 }
 
+/// One function's frame as the listing lays it out, from the stack
+/// pointer up: the outgoing stack arguments (on Win64 after the 32 bytes
+/// the callee may use), the spill slots, the callee-saved registers
+/// saved by storing them (x86 pushes its general registers instead),
+/// padding to keep the stack 16-byte aligned; above it the return
+/// address (x86) and the incoming stack arguments.
+struct Layout<'a> {
+    alloc: &'a Allocation,
+    target: Target,
+    /// The location of each value, by node number.
+    locs: FxHashMap<u32, Loc>,
+    /// The values (by node number) that are floats.
+    floats: rustc_hash::FxHashSet<u32>,
+    /// Bytes reserved below the saved registers.
+    size: u32,
+    out_base: u32,
+    slot_base: u32,
+    /// Callee-saved registers pushed (x86) or stored (with the offset).
+    pushed: Vec<u8>,
+    stored: Vec<(u8, u32)>,
+    /// From the stack pointer after the prologue to the first incoming
+    /// stack argument.
+    in_base: u32,
+}
+
+impl<'a> Layout<'a> {
+    fn new(
+        g: &Graph,
+        alloc: &'a Allocation,
+        target: Target,
+        f: NodeId,
+        blocks: &[NodeId],
+        local: &FxHashMap<NodeId, Vec<NodeId>>,
+    ) -> Self {
+        let fr = alloc.frames.get(&f).cloned().unwrap_or_default();
+        let calls = blocks.iter().any(|b| {
+            local
+                .get(b)
+                .into_iter()
+                .flatten()
+                .copied()
+                .chain(crate::regalloc::build::tail(g, *b))
+                .any(|n| matches!(crate::mach::op(g, n), Some(Op::Call | Op::CallR | Op::New)))
+        });
+        let win64 = target.abi == Abi::Win64;
+        let shadow = if win64 && calls { 4 } else { 0 };
+        let out_base = 8 * shadow;
+        let slot_base = out_base + 8 * fr.out_args;
+        let mut top = slot_base + 8 * fr.slots;
+        let mut pushed = Vec::new();
+        let mut stored = Vec::new();
+        let regs: Vec<u8> = (0..128u8)
+            .filter(|&r| fr.callee_saved.contains(r))
+            .collect();
+        match target.cpu {
+            Cpu::X86_64 => {
+                for r in regs {
+                    if r < 16 {
+                        pushed.push(r);
+                    } else {
+                        stored.push((r, top));
+                        top += 8;
+                    }
+                }
+            }
+            Cpu::Riscv => {
+                if calls {
+                    stored.push((crate::cpu::riscv::RA, top));
+                    top += 8;
+                }
+                for r in regs {
+                    stored.push((r, top));
+                    top += 8;
+                }
+            }
+            Cpu::Arm => {
+                if calls {
+                    stored.push((crate::cpu::arm::X30, top));
+                    top += 8;
+                }
+                for r in regs {
+                    stored.push((r, top));
+                    top += 8;
+                }
+            }
+        }
+        // x86: the return address and the pushes sit above the frame.
+        let above = if target.cpu == Cpu::X86_64 {
+            8 + 8 * pushed.len() as u32
+        } else {
+            0
+        };
+        // A leaf function with nothing on the stack keeps it as it is.
+        let size = if top == 0 && !calls {
+            0
+        } else {
+            (top + above).div_ceil(16) * 16 - above
+        };
+        let in_base = size + above + if win64 { 32 } else { 0 };
+        Layout {
+            alloc,
+            target,
+            locs: alloc.loc.iter().map(|(n, l)| (n.nid(), *l)).collect(),
+            floats: alloc
+                .loc
+                .keys()
+                .filter(|&&n| g.ty_opt(n).is_some_and(|t| g.types.is_flt(t)))
+                .map(|n| n.nid())
+                .collect(),
+            size,
+            out_base,
+            slot_base,
+            pushed,
+            stored,
+            in_base,
+        }
+    }
+
+    fn reg(&self, r: u8) -> &'static str {
+        crate::cpu::reg_name(self.target.cpu, r)
+    }
+
+    /// The stack offset of a stack location.
+    fn offset(&self, l: Loc) -> u32 {
+        match l {
+            Loc::Reg(_) => 0,
+            Loc::Slot(k) => self.slot_base + 8 * k,
+            Loc::OutArg(k) => self.out_base + 8 * k,
+            Loc::InArg(k) => self.in_base + 8 * k,
+        }
+    }
+
+    /// A stack location as an operand.
+    fn mem(&self, l: Loc) -> String {
+        let o = self.offset(l);
+        match self.target.cpu {
+            Cpu::X86_64 => format!("qword ptr [rsp + {o}]"),
+            Cpu::Riscv => format!("{o}(sp)"),
+            Cpu::Arm => format!("[sp, #{o}]"),
+        }
+    }
+
+    fn name(&self, l: Loc) -> String {
+        match l {
+            Loc::Reg(r) => self.reg(r).to_string(),
+            _ => self.mem(l),
+        }
+    }
+
+    fn prologue(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        match self.target.cpu {
+            Cpu::X86_64 => {
+                for &r in &self.pushed {
+                    out.push(format!("push {}", self.reg(r)));
+                }
+                if self.size > 0 {
+                    out.push(format!("sub rsp, {}", self.size));
+                }
+                for &(r, o) in &self.stored {
+                    out.push(format!("movsd qword ptr [rsp + {o}], {}", self.reg(r)));
+                }
+            }
+            Cpu::Riscv => {
+                if self.size > 0 {
+                    out.push(format!("addi sp, sp, -{}", self.size));
+                }
+                for &(r, o) in &self.stored {
+                    let op = if r >= 32 { "fsd" } else { "sd" };
+                    out.push(format!("{op} {}, {o}(sp)", self.reg(r)));
+                }
+            }
+            Cpu::Arm => {
+                if self.size > 0 {
+                    out.push(format!("sub sp, sp, #{}", self.size));
+                }
+                for &(r, o) in &self.stored {
+                    out.push(format!("str {}, [sp, #{o}]", self.reg(r)));
+                }
+            }
+        }
+        out
+    }
+
+    fn epilogue(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        match self.target.cpu {
+            Cpu::X86_64 => {
+                for &(r, o) in &self.stored {
+                    out.push(format!("movsd {}, qword ptr [rsp + {o}]", self.reg(r)));
+                }
+                if self.size > 0 {
+                    out.push(format!("add rsp, {}", self.size));
+                }
+                for &r in self.pushed.iter().rev() {
+                    out.push(format!("pop {}", self.reg(r)));
+                }
+            }
+            Cpu::Riscv => {
+                for &(r, o) in &self.stored {
+                    let op = if r >= 32 { "fld" } else { "ld" };
+                    out.push(format!("{op} {}, {o}(sp)", self.reg(r)));
+                }
+                if self.size > 0 {
+                    out.push(format!("addi sp, sp, {}", self.size));
+                }
+            }
+            Cpu::Arm => {
+                for &(r, o) in &self.stored {
+                    out.push(format!("ldr {}, [sp, #{o}]", self.reg(r)));
+                }
+                if self.size > 0 {
+                    out.push(format!("add sp, sp, #{}", self.size));
+                }
+            }
+        }
+        out
+    }
+
+    /// The copy of a split or a no-code view whose sides differ.
+    fn copy(&self, float: bool, dst: Loc, src: Loc) -> Vec<String> {
+        if dst == src {
+            return Vec::new();
+        }
+        let (d, s) = (self.name(dst), self.name(src));
+        let dreg = matches!(dst, Loc::Reg(_));
+        let sreg = matches!(src, Loc::Reg(_));
+        match self.target.cpu {
+            Cpu::X86_64 => match (dreg, sreg) {
+                (true, true) if float => vec![format!("movaps {d}, {s}")],
+                (_, _) if float && (dreg || sreg) => vec![format!("movsd {d}, {s}")],
+                (false, false) => vec![format!("push {s}"), format!("pop {d}")],
+                _ => vec![format!("mov {d}, {s}")],
+            },
+            Cpu::Riscv => {
+                let t6 = self.reg(crate::cpu::SCRATCH_RISCV);
+                match (dreg, sreg) {
+                    (true, true) if float => vec![format!("fmv.d {d}, {s}")],
+                    (true, true) => vec![format!("mv {d}, {s}")],
+                    (true, false) => vec![format!("{} {d}, {s}", if float { "fld" } else { "ld" })],
+                    (false, true) => vec![format!("{} {s}, {d}", if float { "fsd" } else { "sd" })],
+                    (false, false) => vec![format!("ld {t6}, {s}"), format!("sd {t6}, {d}")],
+                }
+            }
+            Cpu::Arm => {
+                let x16 = self.reg(crate::cpu::SCRATCH_ARM);
+                match (dreg, sreg) {
+                    (true, true) if float => vec![format!("fmov {d}, {s}")],
+                    (true, true) => vec![format!("mov {d}, {s}")],
+                    (true, false) => vec![format!("ldr {d}, {s}")],
+                    (false, true) => vec![format!("str {s}, {d}")],
+                    (false, false) => vec![format!("ldr {x16}, {s}"), format!("str {x16}, {d}")],
+                }
+            }
+        }
+    }
+
+    /// One line of the virtual-register listing with the registers
+    /// allocated: a split becomes its copy, a return gets the epilogue
+    /// first, and each `vN` its location.
+    fn rewrite(&self, line: &str) -> Vec<String> {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        // A phi, parameter or projection: no code, a comment.
+        if trimmed.starts_with('v') && trimmed.contains(" = ") {
+            let text = match trimmed.split_once(" = proj") {
+                Some((d, _)) => format!("{d} = proj"),
+                None => trimmed.to_string(),
+            };
+            return vec![format!("{indent}; {}", self.substitute(&text))];
+        }
+        if let Some(rest) = trimmed.strip_prefix("mov v") {
+            // A split: `mov vD, vS`.
+            let mut parts = rest.split(", v");
+            let d = parts.next().and_then(|x| x.parse::<u32>().ok());
+            let s = parts.next().and_then(|x| x.parse::<u32>().ok());
+            if let (Some(d), Some(s)) = (d, s) {
+                let float = self.floats.contains(&d);
+                return match (self.locs.get(&d), self.locs.get(&s)) {
+                    (Some(&dl), Some(&sl)) => self
+                        .copy(float, dl, sl)
+                        .into_iter()
+                        .map(|l| format!("{indent}{l}"))
+                        .collect(),
+                    _ => vec![line.to_string()],
+                };
+            }
+        }
+        // A view of a register (`; vD = vS`): a copy if they differ.
+        if let Some(rest) = trimmed.strip_prefix("; v") {
+            let mut parts = rest.split(" = v");
+            let d = parts.next().and_then(|x| x.parse::<u32>().ok());
+            let s = parts.next().and_then(|x| x.parse::<u32>().ok());
+            if let (Some(d), Some(s)) = (d, s) {
+                if let (Some(&dl), Some(&sl)) = (self.locs.get(&d), self.locs.get(&s)) {
+                    return self
+                        .copy(false, dl, sl)
+                        .into_iter()
+                        .map(|l| format!("{indent}{l}"))
+                        .collect();
+                }
+            }
+        }
+        let mut out = Vec::new();
+        if trimmed == "ret" {
+            for l in self.epilogue() {
+                out.push(format!("{indent}{l}"));
+            }
+        }
+        let mut text = self.substitute(trimmed);
+        if self.target.cpu == Cpu::X86_64 {
+            text = two_operand(&text);
+        }
+        out.push(format!("{indent}{text}"));
+        let _ = self.alloc;
+        out
+    }
+
+    /// Replaces each `vN` with node N's location.
+    fn substitute(&self, s: &str) -> String {
+        let b = s.as_bytes();
+        let mut out = String::with_capacity(s.len());
+        let mut i = 0;
+        while i < b.len() {
+            let boundary = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+            if b[i] == b'v' && boundary && i + 1 < b.len() && b[i + 1].is_ascii_digit() {
+                let mut j = i + 1;
+                while j < b.len() && b[j].is_ascii_digit() {
+                    j += 1;
+                }
+                let end_ok = j == b.len() || !(b[j].is_ascii_alphanumeric() || b[j] == b'_');
+                if end_ok {
+                    if let Some(&l) = s[i + 1..j]
+                        .parse::<u32>()
+                        .ok()
+                        .and_then(|n| self.locs.get(&n))
+                    {
+                        out.push_str(&self.name(l));
+                        i = j;
+                        continue;
+                    }
+                }
+            }
+            out.push(b[i] as char);
+            i += 1;
+        }
+        out
+    }
+}
+
+/// x86's two-address form: `add rax, rax, rcx` is `add rax, rcx`.
+fn two_operand(s: &str) -> String {
+    let Some((mnemonic, ops)) = s.split_once(' ') else {
+        return s.to_string();
+    };
+    let parts: Vec<&str> = ops.splitn(3, ", ").collect();
+    if parts.len() == 3 && parts[0] == parts[1] && !mnemonic.starts_with("imul") {
+        return format!("{mnemonic} {}, {}", parts[0], parts[2]);
+    }
+    s.to_string()
+}
+
 /// The blocks of the function entered at `f`, in reverse post-order.
-fn reverse_post_order(g: &Graph, f: NodeId) -> Vec<NodeId> {
+pub(crate) fn reverse_post_order(g: &Graph, f: NodeId) -> Vec<NodeId> {
     let mut post = Vec::new();
     let mut seen = vec![false; g.len() + 1];
     // (node, next output to try)
@@ -78,7 +464,7 @@ fn reverse_post_order(g: &Graph, f: NodeId) -> Vec<NodeId> {
 /// Where control goes from control node `n` within its function: not into
 /// a function it calls (nor from a return into the call's end), not to
 /// Stop.
-fn successors(g: &Graph, n: NodeId) -> Vec<NodeId> {
+pub(crate) fn successors(g: &Graph, n: NodeId) -> Vec<NodeId> {
     let mut succ: Vec<(usize, NodeId)> = g
         .outputs(n)
         .iter()

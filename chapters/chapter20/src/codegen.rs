@@ -48,6 +48,8 @@ pub struct CodeGen {
     pub target: Option<Target>,
     /// Chapter 19: what the legalizer did, once it ran.
     pub legalized: Option<Stats>,
+    /// Chapter 20: where every value lives, once `reg_alloc` ran.
+    pub alloc: Option<crate::regalloc::Allocation>,
 }
 
 impl CodeGen {
@@ -64,6 +66,7 @@ impl CodeGen {
             ideal: None,
             target: None,
             legalized: None,
+            alloc: None,
         }
     }
 
@@ -166,12 +169,39 @@ impl CodeGen {
         Ok(self)
     }
 
+    /// Chapter 20: register allocation ([`crate::regalloc`]), after
+    /// `local_sched` on a selected program. Splits go into the graph and
+    /// the local schedule; the locations into `alloc`.
+    pub fn reg_alloc(&mut self) -> Result<&mut Self, Error> {
+        let (Some(target), Some(s), Some(local)) =
+            (self.target, self.schedule.as_ref(), self.local.as_mut())
+        else {
+            return Err(Error::new(
+                "reg_alloc needs inst_select, gcm and local_sched first",
+                0,
+            ));
+        };
+        if self.alloc.is_some() {
+            return Err(Error::new("registers are allocated once", 0));
+        }
+        let alloc = crate::regalloc::allocate(&mut self.graph, s, local, target)?;
+        self.alloc = Some(alloc);
+        Ok(self)
+    }
+
     /// Chapter 19: the selected and scheduled program, block by block, in
-    /// the CPU's assembler syntax (registers still virtual); empty before
-    /// `local_sched`.
+    /// the CPU's assembler syntax; empty before `local_sched`. Chapter 20:
+    /// once registers are allocated, with registers and stack slots, and
+    /// each function's prologue and epilogues.
     pub fn asm(&self) -> String {
         match (&self.schedule, &self.local) {
-            (Some(s), Some(local)) => crate::asm::listing(&self.graph, s, local, self.stop()),
+            (Some(s), Some(local)) => crate::asm::listing(
+                &self.graph,
+                s,
+                local,
+                self.stop(),
+                self.alloc.as_ref().zip(self.target),
+            ),
             _ => String::new(),
         }
     }

@@ -564,6 +564,15 @@ pub fn print(g: &Graph, n: NodeId, m: &Mach, out: &mut crate::node::Printer) {
     match m.op {
         Op::Int | Op::Flt | Op::FunAddr => g.types.print(g.ty(n), out),
         Op::Ret => crate::node::return_::print(g, n, out),
+        // Chapter 20: a split prints as Simple prints it, `mov(x)`.
+        Op::Split => {
+            out.push_str("mov(");
+            match g.input(n, 1) {
+                Some(x) => print_node(g, x, out),
+                None => out.push_str("---"),
+            }
+            out.push(')');
+        }
         Op::Parm => crate::node::parm::print(g, n, out),
         Op::CallR => crate::node::call::print(g, n, out),
         // A call known here has no function-pointer input; as Simple's

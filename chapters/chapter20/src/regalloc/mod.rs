@@ -9,10 +9,18 @@
 //! is a machine node `Op::Split` with one value input, scheduled in a
 //! block like any other node.
 
+pub mod build;
 pub mod checker;
+pub mod color;
+pub mod frame;
+pub mod ifg;
+pub mod live_range;
+pub mod split;
 
-use crate::graph::NodeId;
-use crate::mach::RegMask;
+use crate::error::Error;
+use crate::gcm::Schedule;
+use crate::graph::{Graph, NodeId};
+use crate::mach::{RegMask, Target};
 use rustc_hash::FxHashMap;
 
 /// Where a value lives.
@@ -59,4 +67,67 @@ pub struct Allocation {
     pub splits_weighted: u64,
     /// Rounds of colouring it took (1 when nothing had to be split).
     pub rounds: u32,
+}
+
+/// Rounds of colouring and splitting before giving up.
+const MAX_ROUNDS: u32 = 12;
+
+/// Allocates registers for the scheduled machine program `g` (schedule
+/// `s`, local order `local`), for `target`: builds live ranges and their
+/// interference, colours, and splits what failed, until everything has a
+/// place. Splits go into `g` and `local`.
+///
+/// Each round splits every failed live range (see [`split`]); a live
+/// range already cut down to splits may take a stack slot, and the pieces
+/// next to definitions and uses are as short as a live range can be, so
+/// the rounds end. Should they not (a constraint no split can meet), the
+/// allocation fails with an error rather than looping.
+pub fn allocate(
+    g: &mut Graph,
+    s: &Schedule,
+    local: &mut FxHashMap<NodeId, Vec<NodeId>>,
+    target: Target,
+) -> Result<Allocation, Error> {
+    // The calling convention's splits: stack arguments in and out.
+    let (lay, vals) = {
+        let cx = build::Ctx::new(g, target);
+        let lay = build::layout(&cx, s, local);
+        let vals = build::values(&cx, &lay);
+        (lay, vals)
+    };
+    let plan = split::abi_splits(target, g, &lay, &vals);
+    plan.apply(local, &lay);
+    let caller = crate::cpu::caller_saved(target);
+    for round in 1..=MAX_ROUNDS {
+        let cx = build::Ctx::new(g, target);
+        let lay = build::layout(&cx, s, local);
+        let vals = build::values(&cx, &lay);
+        let mut lrgs = live_range::build(&cx, &lay, &vals);
+        let graph = ifg::build(&cx, &lay, &vals, &mut lrgs);
+        let coloring = color::color(&lrgs, &graph.adj, caller);
+        if coloring.failed.is_empty() {
+            return Ok(frame::finish(
+                g,
+                local,
+                &lay,
+                &vals,
+                &lrgs,
+                &coloring.loc,
+                target,
+                round,
+            ));
+        }
+        let plan = split::split(target, g, &lay, &vals, &lrgs, &coloring.failed);
+        if plan.count == 0 {
+            return Err(Error::new(
+                "register allocation: a live range cannot be split further",
+                0,
+            ));
+        }
+        plan.apply(local, &lay);
+    }
+    Err(Error::new(
+        format!("register allocation did not finish in {MAX_ROUNDS} rounds"),
+        0,
+    ))
 }

@@ -338,10 +338,21 @@ fn call_in_mask(g: &Graph, n: NodeId, m: &Mach, i: usize) -> Option<RegMask> {
 
 /// The registers machine node `n`'s result may go to; `None` for a node
 /// with no register result (a store, a branch, a return).
-pub fn out_mask(_g: &Graph, _n: NodeId, m: &Mach) -> Option<RegMask> {
+pub fn out_mask(g: &Graph, n: NodeId, m: &Mach) -> Option<RegMask> {
     use Op::*;
     match m.op {
-        Store | Ret | Branch(_) | Fun | Proj | CallEnd | Call | CallR | Parm => None,
+        // An argument arrives in its register (none: on the stack, or
+        // the return address, which stays in `ra`, and memory).
+        Parm => crate::cpu::parm_arg_mask(
+            crate::mach::Target {
+                cpu: crate::mach::Cpu::Riscv,
+                abi: crate::mach::Abi::SystemV,
+            },
+            g,
+            n,
+            m,
+        ),
+        Store | Ret | Branch(_) | Fun | Proj | CallEnd | Call | CallR => None,
         New => Some(RegMask::of(A0)),
         // A float comparison writes an integer register.
         FCmpSet(_) => Some(WRITABLE),

@@ -342,7 +342,7 @@ fn call_in_mask(g: &Graph, n: NodeId, i: usize, abi: Abi) -> Option<RegMask> {
 
 /// The registers machine node `n`'s result may go to; `None` for a
 /// node with no register result (a store, a branch, a return).
-pub fn out_mask(_g: &Graph, _n: NodeId, m: &Mach, _abi: Abi) -> Option<RegMask> {
+pub fn out_mask(g: &Graph, n: NodeId, m: &Mach, abi: Abi) -> Option<RegMask> {
     use Op::*;
     match m.op {
         Store | StoreI | MemAdd | Ret | Jcc(_) | Branch(_) | Fun | Proj | CallEnd => None,
@@ -350,18 +350,36 @@ pub fn out_mask(_g: &Graph, _n: NodeId, m: &Mach, _abi: Abi) -> Option<RegMask> 
         Div | DivTotal => Some(RegMask::of(RAX)),
         New => Some(RegMask::of(RAX)),
         Call | CallR => None,
-        Parm => None,
+        // An argument arrives in its register (none: on the stack, or
+        // the return address and memory).
+        Parm => crate::cpu::parm_arg_mask(
+            crate::mach::Target {
+                cpu: crate::mach::Cpu::X86_64,
+                abi,
+            },
+            g,
+            n,
+            m,
+        ),
         FAdd | FSub | FMul | FDiv | FNeg | I2F | FTrunc | FExt | Flt | FAddMem => Some(XMMS),
         Load if m.ty[0].is_float() => Some(XMMS),
         _ => Some(WRITABLE),
     }
 }
 
-/// The registers a call (or a New, which calls `calloc`) leaves changed.
+/// The registers a call (or a New, which calls `calloc`) leaves changed;
+/// division changes `rdx`; and the arithmetic that changes the flags
+/// kills them (Simple forgot these; nothing may keep flags across them).
 pub fn kill_mask(m: &Mach, abi: Abi) -> Option<RegMask> {
+    use Op::*;
     match m.op {
-        Op::Call | Op::CallR | Op::New => Some(caller_saved(abi)),
-        Op::Div | Op::DivTotal => Some(RegMask::of(RDX).or(FLAGS_MASK)),
+        Call | CallR | New => Some(caller_saved(abi)),
+        Div | DivTotal => Some(RegMask::of(RDX).or(FLAGS_MASK)),
+        Add | AddI | Sub | Mul | MulI | Neg | And | AndI | Or | OrI | Xor | XorI | Shl | ShlI
+        | Sar | SarI | Shr | ShrI | AddMem | MemAdd | CmpSet(_) | CmpSetI(_) | FCmpSet(_) => {
+            Some(FLAGS_MASK)
+        }
+        Int if m.imm == 0 => Some(FLAGS_MASK),
         _ => None,
     }
 }

@@ -1,0 +1,275 @@
+//! Splitting the live ranges colouring could not place.
+//!
+//! A split is a copy (`Op::Split`, input 0 its block, input 1 the value):
+//! it cuts a live range in two, and the pieces are coloured apart. Three
+//! cases, as Simple has them:
+//!
+//! - A self-conflict (two values of one live range live at once, through
+//!   a phi or a two-address instruction) is split around its phis (a copy
+//!   of each input at the end of its predecessor, a copy of the phi at
+//!   the top of its block for its uses) and before each two-address
+//!   instruction (a copy of the input it overwrites).
+//! - Any other failure (no register left by the masks of its definitions
+//!   and uses, single-register constraints that collide, a value live
+//!   across a call that clobbers every register it may take, or simply
+//!   too many neighbours) is split after each definition and before each
+//!   use. The middle piece is then touched only by splits and phis, so it
+//!   may take a stack slot if no register is left for it (a spill and
+//!   reloads), and the pieces at the ends are as short as they can be.
+//!
+//! Before the first round, the calling convention gets its splits: a
+//! parameter passed on the stack (`InArg`) is copied at the top of the
+//! function, and a call's stack-passed argument is copied into its place
+//! (`OutArg`) right before the call.
+//!
+//! Splits are collected per place and put into the local schedule block
+//! by block at the end, so that the work is linear in the block sizes.
+
+use super::build::{Ctx, Def, Layout, Vals};
+use super::live_range::Lrgs;
+use crate::graph::{Graph, NodeId};
+use crate::mach::{add_mach, mach, Mach, Op, Target};
+use crate::node::NodeKind;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// Where new splits go in the local schedule.
+#[derive(Default)]
+pub struct Plan {
+    at_start: FxHashMap<NodeId, Vec<NodeId>>,
+    at_end: FxHashMap<NodeId, Vec<NodeId>>,
+    before: FxHashMap<NodeId, Vec<NodeId>>,
+    after: FxHashMap<NodeId, Vec<NodeId>>,
+    pub count: usize,
+}
+
+/// A new split of `v` in block `blk`.
+fn make(g: &mut Graph, blk: NodeId, v: NodeId) -> NodeId {
+    let lt = match mach(g, v) {
+        Some(m) if m.op != Op::Parm => m.ty[0],
+        _ => crate::mach::select::ltype(&g.types, g.ty(v)),
+    };
+    let ty = g.ty(v);
+    add_mach(
+        g,
+        Mach::new(NodeKind::ReadOnly, Op::Split, lt),
+        &[Some(blk), Some(v)],
+        ty,
+    )
+}
+
+/// Where each instruction is: its block, and whether it ends the block.
+pub struct Places {
+    of: FxHashMap<NodeId, (usize, bool)>,
+}
+
+impl Places {
+    pub fn new(lay: &Layout) -> Self {
+        let mut of = FxHashMap::default();
+        for (bi, b) in lay.blocks.iter().enumerate() {
+            for (i, &n) in b.insts.iter().enumerate() {
+                of.insert(n, (bi, i >= b.n_local));
+            }
+        }
+        Places { of }
+    }
+}
+
+impl Plan {
+    /// A split of `v` right before instruction `user`, which then reads it
+    /// instead of `v` (at every input where it read `v`).
+    fn before_use(
+        &mut self,
+        g: &mut Graph,
+        lay: &Layout,
+        places: &Places,
+        user: NodeId,
+        v: NodeId,
+    ) {
+        let Some(&(bi, in_tail)) = places.of.get(&user) else {
+            return;
+        };
+        let head = lay.blocks[bi].head;
+        let s = make(g, head, v);
+        for i in 1..g.n_ins(user) {
+            if g.input(user, i) == Some(v) {
+                g.set_def(user, i, Some(s));
+            }
+        }
+        if in_tail {
+            self.at_end.entry(head).or_default().push(s);
+        } else {
+            self.before.entry(user).or_default().push(s);
+        }
+        self.count += 1;
+    }
+
+    /// A split of `v` right after its definition, which every user of `v`
+    /// then reads instead.
+    fn after_def(&mut self, g: &mut Graph, lay: &Layout, vals: &Vals, v: NodeId) -> Option<NodeId> {
+        let vi = vals.get(v)?;
+        let bi = vals.block[vi as usize] as usize;
+        let head = lay.blocks[bi].head;
+        let s = make(g, head, v);
+        let mut users: Vec<NodeId> = g.outputs(v).iter().copied().filter(|&u| u != s).collect();
+        users.sort();
+        users.dedup();
+        for u in users {
+            // Input 0 is a block, never a value.
+            for i in 1..g.n_ins(u) {
+                if g.input(u, i) == Some(v) {
+                    g.set_def(u, i, Some(s));
+                }
+            }
+        }
+        if matches!(vals.def[vi as usize], Def::Phi | Def::Parm) {
+            self.at_start.entry(head).or_default().push(s);
+        } else {
+            self.after.entry(v).or_default().push(s);
+        }
+        self.count += 1;
+        Some(s)
+    }
+
+    /// A split of phi `p`'s input `i` at the end of the predecessor it
+    /// comes from.
+    fn phi_input(&mut self, g: &mut Graph, lay: &Layout, bi: usize, p: NodeId, i: usize) {
+        let Some(x) = g.input(p, i) else { return };
+        let Some(Some(pred)) = lay.blocks[bi].preds.get(i - 1).copied() else {
+            return;
+        };
+        let head = lay.blocks[pred].head;
+        let s = make(g, head, x);
+        g.set_def(p, i, Some(s));
+        self.at_end.entry(head).or_default().push(s);
+        self.count += 1;
+    }
+
+    /// Puts the planned splits into the local schedule.
+    pub fn apply(self, local: &mut FxHashMap<NodeId, Vec<NodeId>>, lay: &Layout) {
+        let mut touched: FxHashSet<NodeId> = FxHashSet::default();
+        touched.extend(self.at_start.keys().copied());
+        touched.extend(self.at_end.keys().copied());
+        let places = Places::new(lay);
+        for n in self.before.keys().chain(self.after.keys()) {
+            if let Some(&(bi, _)) = places.of.get(n) {
+                touched.insert(lay.blocks[bi].head);
+            }
+        }
+        let mut touched: Vec<NodeId> = touched.into_iter().collect();
+        touched.sort();
+        for head in touched {
+            let old = local.remove(&head).unwrap_or_default();
+            let mut new = Vec::with_capacity(old.len() + 4);
+            if let Some(v) = self.at_start.get(&head) {
+                new.extend(v);
+            }
+            for n in old {
+                if let Some(v) = self.before.get(&n) {
+                    new.extend(v);
+                }
+                new.push(n);
+                if let Some(v) = self.after.get(&n) {
+                    new.extend(v);
+                }
+            }
+            if let Some(v) = self.at_end.get(&head) {
+                new.extend(v);
+            }
+            local.insert(head, new);
+        }
+    }
+}
+
+/// The calling convention's splits, before the first round.
+pub fn abi_splits(target: Target, g: &mut Graph, lay: &Layout, vals: &Vals) -> Plan {
+    let mut plan = Plan::default();
+    for v in 0..vals.len() {
+        if matches!(vals.fixed[v], Some(super::Loc::InArg(_))) {
+            plan.after_def(g, lay, vals, vals.nodes[v]);
+        }
+    }
+    for b in &lay.blocks {
+        for &n in &b.insts {
+            let args = Ctx::new(g, target).stack_args(n);
+            for (i, _) in args {
+                if let Some(x) = g.input(n, i) {
+                    let s = make(g, b.head, x);
+                    g.set_def(n, i, Some(s));
+                    plan.at_end.entry(b.head).or_default().push(s);
+                    plan.count += 1;
+                }
+            }
+        }
+    }
+    plan
+}
+
+/// Splits the failed live ranges `failed` (see the module's
+/// documentation).
+pub fn split(
+    target: Target,
+    g: &mut Graph,
+    lay: &Layout,
+    vals: &Vals,
+    lrgs: &Lrgs,
+    failed: &[u32],
+) -> Plan {
+    let mut plan = Plan::default();
+    let places = Places::new(lay);
+    for &r in failed {
+        let members: Vec<NodeId> = lrgs.members[r as usize]
+            .iter()
+            .map(|&v| vals.nodes[v as usize])
+            .collect();
+        if lrgs.self_conflict[r as usize] {
+            for &n in &members {
+                let vi = vals.get(n).unwrap_or(0) as usize;
+                match vals.def[vi] {
+                    Def::Phi => {
+                        plan.after_def(g, lay, vals, n);
+                        let bi = vals.block[vi] as usize;
+                        for i in 1..g.n_ins(n) {
+                            plan.phi_input(g, lay, bi, n, i);
+                        }
+                    }
+                    _ => {
+                        let two = mach(g, n).and_then(|m| crate::cpu::two_address(target.cpu, m));
+                        if let Some(i) = two {
+                            if let Some(x) = g.input(n, i) {
+                                plan.before_use(g, lay, &places, n, x);
+                            }
+                        }
+                    }
+                }
+            }
+            continue;
+        }
+        for &n in &members {
+            let vi = vals.get(n).unwrap_or(0) as usize;
+            if vals.fixed[vi].is_some() {
+                continue;
+            }
+            // Uses first (the users as they are now), then the definition.
+            let mut users: Vec<NodeId> = g.outputs(n).to_vec();
+            users.sort();
+            users.dedup();
+            for u in users {
+                let uv = vals.get(u);
+                let is_split = matches!(crate::mach::op(g, u), Some(Op::Split));
+                let same_phi = uv
+                    .is_some_and(|x| vals.def[x as usize] == Def::Phi && lrgs.of[x as usize] == r);
+                if is_split || same_phi || !places.of.contains_key(&u) {
+                    continue;
+                }
+                let reads = Ctx::new(g, target).uses(u).iter().any(|&(_, x, _)| x == n);
+                if reads {
+                    plan.before_use(g, lay, &places, u, n);
+                }
+            }
+            if matches!(vals.def[vi], Def::Op | Def::Parm) {
+                plan.after_def(g, lay, vals, n);
+            }
+        }
+    }
+    plan
+}
