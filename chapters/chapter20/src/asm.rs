@@ -179,7 +179,10 @@ impl<'a> Layout<'a> {
             floats: alloc
                 .loc
                 .keys()
-                .filter(|&&n| g.ty_opt(n).is_some_and(|t| g.types.is_flt(t)))
+                .filter(|&&n| match mach(g, n) {
+                    Some(m) if m.op != Op::Parm => m.ty[0].is_float(),
+                    _ => g.ty_opt(n).is_some_and(|t| g.types.is_flt(t)),
+                })
                 .map(|n| n.nid())
                 .collect(),
             size,

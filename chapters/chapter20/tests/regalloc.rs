@@ -35,10 +35,13 @@ fn alloc(src: &str, cpu: &str, abi: &str) -> CodeGen {
 fn test_cpu(src: &str, cpu: &str, abi: &str, spills: u64, stop: Option<&str>) {
     let code = alloc(src, cpu, abi);
     let a = code.alloc.as_ref().expect("allocated");
+    let asm = code.asm();
+    if std::env::var_os("LISTING").is_some() {
+        eprintln!("{cpu} {abi}:\n{asm}");
+    }
     if let Some(stop) = stop {
         assert_eq!(code.print(), stop, "{cpu} {abi}");
     }
-    let asm = code.asm();
     assert!(
         !asm.split(|c: char| !c.is_ascii_alphanumeric())
             .any(|w| w.len() > 1
@@ -46,9 +49,6 @@ fn test_cpu(src: &str, cpu: &str, abi: &str, spills: u64, stop: Option<&str>) {
                 && w[1..].bytes().all(|b| b.is_ascii_digit())),
         "{cpu} {abi}: a virtual register is left:\n{asm}"
     );
-    if std::env::var_os("LISTING").is_some() {
-        eprintln!("{cpu} {abi}:\n{asm}");
-    }
     if std::env::var_os("SPILLS").is_some() {
         eprintln!(
             "SPILLS {cpu} {abi}: {} (splits {}, rounds {})",
@@ -387,4 +387,23 @@ fn test_merge_sort() {
     // Simple: 46, 36, 37, each printing "Stop[ return mov(mov([int])); return 0; ]".
     test_all(MERGE_SORT, [0, 0, 0], None);
     test_cpu(MERGE_SORT, "x86_64_v2", "Win64", 0, None);
+}
+
+#[test]
+#[ignore]
+fn debug_types() {
+    let code = alloc(NEWTON_INT, "x86_64_v2", "SystemV");
+    let g = &code.graph;
+    for n in g.ids() {
+        if matches!(
+            chapter20::mach::op(g, n),
+            Some(chapter20::mach::Op::Set(_)) | Some(chapter20::mach::Op::ShlI)
+        ) {
+            eprintln!(
+                "{n:?} {:?} {}",
+                g.ty_opt(n).map(|t| g.types.str(t)),
+                code.alloc.as_ref().unwrap().loc.contains_key(&n)
+            );
+        }
+    }
 }

@@ -107,8 +107,43 @@ impl<'a> Ctx<'a> {
 
     /// The register bank of value `n`, by its type.
     pub fn bank(&self, n: NodeId) -> RegMask {
-        let float = self.g.ty_opt(n).is_some_and(|t| self.g.types.is_flt(t));
+        let float = self.is_float(n);
         cpu::bank(self.cpu(), if float { LType::F64 } else { LType::S64 }).and(self.allowed)
+    }
+
+    /// A float value (a machine node by its low-level type: the
+    /// legalizer's nodes have no precise type).
+    pub fn is_float(&self, n: NodeId) -> bool {
+        match mach(self.g, n) {
+            Some(m) if !matches!(m.op, Op::Parm | Op::Split) => m.ty[0].is_float(),
+            Some(m) if m.op == Op::Split => self
+                .g
+                .input(n, 1)
+                .is_some_and(|x| x != n && self.is_float_shallow(x)),
+            _ => self.g.ty_opt(n).is_some_and(|t| self.g.types.is_flt(t)),
+        }
+    }
+
+    fn is_float_shallow(&self, n: NodeId) -> bool {
+        match mach(self.g, n) {
+            Some(m) if !matches!(m.op, Op::Parm | Op::Split) => m.ty[0].is_float(),
+            _ => self.g.ty_opt(n).is_some_and(|t| self.g.types.is_flt(t)),
+        }
+    }
+
+    /// Node `n` (an input) is a value in a register: a machine node with
+    /// a register result (the legalizer's nodes have no precise type), a
+    /// split, or a node of integer, float or pointer type.
+    pub fn defines_value(&self, n: NodeId) -> bool {
+        match mach(self.g, n) {
+            Some(m) => match m.op {
+                Op::Split => true,
+                Op::New => false,
+                Op::Parm => self.is_value(n),
+                _ => cpu::out_mask(self.target, self.g, n, m).is_some(),
+            },
+            None => self.is_value(n),
+        }
     }
 
     /// A register value: an integer, float or pointer.
@@ -131,10 +166,10 @@ impl<'a> Ctx<'a> {
                         .then_some((Def::Parm, mask.and(self.allowed)))
                 }
                 _ if phi => None,
+                Op::New => None,
                 _ => {
                     let mask = cpu::out_mask(self.target, g, n, m)?;
-                    self.is_value(n)
-                        .then_some((Def::Op, mask.and(self.allowed)))
+                    Some((Def::Op, mask.and(self.allowed)))
                 }
             };
         }
@@ -196,7 +231,7 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             if let Some(mask) = cpu::in_mask(self.target, g, n, m, i) {
-                if self.is_value(x) {
+                if self.defines_value(x) {
                     out.push((i, x, mask.and(self.allowed)));
                 }
             }
@@ -220,7 +255,7 @@ impl<'a> Ctx<'a> {
         let mut out = Vec::new();
         for i in 2..last {
             if cpu::in_mask(self.target, g, n, m, i).is_none()
-                && g.input(n, i).is_some_and(|x| self.is_value(x))
+                && g.input(n, i).is_some_and(|x| self.defines_value(x))
             {
                 out.push((i, k));
                 k += 1;

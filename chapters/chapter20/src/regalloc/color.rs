@@ -15,7 +15,7 @@
 //! take, else a caller-saved register if it lives across no call, else
 //! the lowest. A live range that finds no register takes a stack slot if
 //! it may (the lowest slot none of its neighbours has), or fails and will
-//! be split. Live ranges whose place the calling convention fixes are not
+//! be split, as does one with a self-conflict. Live ranges whose place the calling convention fixes are not
 //! coloured.
 
 use super::live_range::Lrgs;
@@ -33,7 +33,8 @@ pub struct Coloring {
 pub fn color(lrgs: &Lrgs, adj: &[Vec<u32>], caller_saved: RegMask) -> Coloring {
     let n = lrgs.len();
     let overlaps = |a: usize, b: usize| !lrgs.mask[a].and(lrgs.mask[b]).is_empty();
-    let colored = |r: usize| lrgs.fixed[r].is_none() && !lrgs.mask[r].is_empty();
+    let colored =
+        |r: usize| lrgs.fixed[r].is_none() && !lrgs.mask[r].is_empty() && !lrgs.self_conflict[r];
     let mut degree = vec![0u32; n];
     for r in 0..n {
         if colored(r) {
@@ -99,7 +100,9 @@ pub fn color(lrgs: &Lrgs, adj: &[Vec<u32>], caller_saved: RegMask) -> Coloring {
     let mut failed = Vec::new();
     let mut stacked = Vec::new();
     for r in 0..n {
-        if lrgs.fixed[r].is_none() && lrgs.mask[r].is_empty() {
+        if lrgs.self_conflict[r] {
+            failed.push(r as u32);
+        } else if lrgs.fixed[r].is_none() && lrgs.mask[r].is_empty() {
             if lrgs.can_stack[r] {
                 stacked.push(r as u32);
             } else {

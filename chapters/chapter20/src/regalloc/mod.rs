@@ -88,6 +88,14 @@ pub fn allocate(
     local: &mut FxHashMap<NodeId, Vec<NodeId>>,
     target: Target,
 ) -> Result<Allocation, Error> {
+    // Constants left outside every function get a copy at each use.
+    let (lay, vals) = {
+        let cx = build::Ctx::new(g, target);
+        let lay = build::layout(&cx, s, local);
+        let vals = build::values(&cx, &lay);
+        (lay, vals)
+    };
+    split::rematerialize(target, g, &lay, &vals).apply(local, &lay);
     // The calling convention's splits: stack arguments in and out.
     let (lay, vals) = {
         let cx = build::Ctx::new(g, target);

@@ -180,6 +180,73 @@ impl Plan {
     }
 }
 
+/// A constant-like machine node (no inputs but its block) that global
+/// code motion left outside every function (one constant two functions
+/// share lands in the block of Start): a copy of it goes right before
+/// each of its users in the functions, which read that instead.
+pub fn rematerialize(target: Target, g: &mut Graph, lay: &Layout, vals: &Vals) -> Plan {
+    let mut plan = Plan::default();
+    let orphan = |g: &Graph, x: NodeId| {
+        vals.get(x).is_none()
+            && mach(g, x).is_some()
+            && (1..g.n_ins(x)).all(|i| g.input(x, i).is_none())
+    };
+    let clone = |g: &mut Graph, head: NodeId, x: NodeId| {
+        let m = mach(g, x)
+            .cloned()
+            .unwrap_or_else(|| Mach::new(NodeKind::ReadOnly, Op::Int, crate::mach::LType::S64));
+        let mut ins = vec![None; g.n_ins(x).max(1)];
+        ins[0] = Some(head);
+        let ty = g.ty(x);
+        add_mach(g, m, &ins, ty)
+    };
+    for (bi, b) in lay.blocks.iter().enumerate() {
+        for (k, &n) in b.insts.iter().enumerate() {
+            let uses = Ctx::new(g, target).uses(n);
+            for (i, x, _) in uses {
+                if !orphan(g, x) || g.input(n, i) != Some(x) {
+                    continue;
+                }
+                let c = clone(g, b.head, x);
+                for j in 1..g.n_ins(n) {
+                    if g.input(n, j) == Some(x) {
+                        g.set_def(n, j, Some(c));
+                    }
+                }
+                if k >= b.n_local {
+                    plan.at_end.entry(b.head).or_default().push(c);
+                } else {
+                    plan.before.entry(n).or_default().push(c);
+                }
+                plan.count += 1;
+            }
+        }
+        for &p in &b.phis {
+            if !vals
+                .get(p)
+                .is_some_and(|v| vals.def[v as usize] == Def::Phi)
+            {
+                continue;
+            }
+            for i in 1..g.n_ins(p) {
+                let Some(x) = g.input(p, i) else { continue };
+                let Some(Some(pred)) = lay.blocks[bi].preds.get(i - 1).copied() else {
+                    continue;
+                };
+                if !orphan(g, x) {
+                    continue;
+                }
+                let head = lay.blocks[pred].head;
+                let c = clone(g, head, x);
+                g.set_def(p, i, Some(c));
+                plan.at_end.entry(head).or_default().push(c);
+                plan.count += 1;
+            }
+        }
+    }
+    plan
+}
+
 /// The calling convention's splits, before the first round.
 pub fn abi_splits(target: Target, g: &mut Graph, lay: &Layout, vals: &Vals) -> Plan {
     let mut plan = Plan::default();
