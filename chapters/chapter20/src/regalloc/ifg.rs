@@ -260,6 +260,10 @@ fn interfere(
     if ra == rb {
         if a != b {
             lrgs.self_conflict[ra as usize] = true;
+            let c = &mut lrgs.conflicts[ra as usize];
+            if c.len() < 8 && !c.contains(&(a, b)) {
+                c.push((a, b));
+            }
         }
         return;
     }

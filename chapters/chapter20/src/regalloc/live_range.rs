@@ -68,6 +68,9 @@ pub struct Lrgs {
     /// Two values of it are live at once (through a phi or a two-address
     /// instruction): it must be split there.
     pub self_conflict: Vec<bool>,
+    /// The first few such pairs of each: (the value defined, a value of
+    /// the same live range live past that definition).
+    pub conflicts: Vec<SmallVec<[(u32, u32); 2]>>,
     /// Live ranges joined to it by a split (coloring prefers their
     /// register).
     pub partners: Vec<SmallVec<[u32; 2]>>,
@@ -131,6 +134,7 @@ pub fn build(cx: &Ctx, lay: &Layout, vals: &Vals) -> Lrgs {
         can_stack: vec![true; n],
         fixed: vec![None; n],
         self_conflict: vec![false; n],
+        conflicts: vec![SmallVec::new(); n],
         partners: vec![SmallVec::new(); n],
     };
     for v in 0..nv {

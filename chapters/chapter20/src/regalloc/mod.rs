@@ -95,7 +95,7 @@ pub fn allocate(
         let vals = build::values(&cx, &lay);
         (lay, vals)
     };
-    split::rematerialize(target, g, &lay, &vals).apply(local, &lay);
+    split::rematerialize(target, g, &lay, &vals).apply(g, local, &lay);
     // The calling convention's splits: stack arguments in and out.
     let (lay, vals) = {
         let cx = build::Ctx::new(g, target);
@@ -104,7 +104,7 @@ pub fn allocate(
         (lay, vals)
     };
     let plan = split::abi_splits(target, g, &lay, &vals);
-    plan.apply(local, &lay);
+    plan.apply(g, local, &lay);
     let caller = crate::cpu::caller_saved(target);
     for round in 1..=MAX_ROUNDS {
         let cx = build::Ctx::new(g, target);
@@ -132,7 +132,7 @@ pub fn allocate(
                 0,
             ));
         }
-        plan.apply(local, &lay);
+        plan.apply(g, local, &lay);
     }
     Err(Error::new(
         format!("register allocation did not finish in {MAX_ROUNDS} rounds"),

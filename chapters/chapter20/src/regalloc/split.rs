@@ -57,6 +57,26 @@ fn make(g: &mut Graph, blk: NodeId, v: NodeId) -> NodeId {
     )
 }
 
+/// A value cheaper to compute again than to copy: a constant (a machine
+/// node with no input but its block).
+pub fn remat(g: &Graph, v: NodeId) -> bool {
+    matches!(crate::mach::op(g, v), Some(Op::Int | Op::Flt | Op::FunAddr))
+        && (1..g.n_ins(v)).all(|i| g.input(v, i).is_none())
+}
+
+/// A copy of constant `v` in block `blk`, or a split of any other value.
+fn make_or_remat(g: &mut Graph, blk: NodeId, v: NodeId) -> NodeId {
+    if !remat(g, v) {
+        return make(g, blk, v);
+    }
+    let m = mach(g, v).cloned();
+    let Some(m) = m else { return make(g, blk, v) };
+    let mut ins = vec![None; g.n_ins(v).max(1)];
+    ins[0] = Some(blk);
+    let ty = g.ty(v);
+    add_mach(g, m, &ins, ty)
+}
+
 /// Where each instruction is: its block, and whether it ends the block.
 pub struct Places {
     of: FxHashMap<NodeId, (usize, bool)>,
@@ -89,7 +109,7 @@ impl Plan {
             return;
         };
         let head = lay.blocks[bi].head;
-        let s = make(g, head, v);
+        let s = make_or_remat(g, head, v);
         for i in 1..g.n_ins(user) {
             if g.input(user, i) == Some(v) {
                 g.set_def(user, i, Some(s));
@@ -107,6 +127,10 @@ impl Plan {
     /// then reads instead.
     fn after_def(&mut self, g: &mut Graph, lay: &Layout, vals: &Vals, v: NodeId) -> Option<NodeId> {
         let vi = vals.get(v)?;
+        if remat(g, v) {
+            // Its uses get copies of it instead.
+            return None;
+        }
         let bi = vals.block[vi as usize] as usize;
         let head = lay.blocks[bi].head;
         let s = make(g, head, v);
@@ -138,14 +162,14 @@ impl Plan {
             return;
         };
         let head = lay.blocks[pred].head;
-        let s = make(g, head, x);
+        let s = make_or_remat(g, head, x);
         g.set_def(p, i, Some(s));
         self.at_end.entry(head).or_default().push(s);
         self.count += 1;
     }
 
     /// Puts the planned splits into the local schedule.
-    pub fn apply(self, local: &mut FxHashMap<NodeId, Vec<NodeId>>, lay: &Layout) {
+    pub fn apply(self, g: &Graph, local: &mut FxHashMap<NodeId, Vec<NodeId>>, lay: &Layout) {
         let mut touched: FxHashSet<NodeId> = FxHashSet::default();
         touched.extend(self.at_start.keys().copied());
         touched.extend(self.at_end.keys().copied());
@@ -173,7 +197,13 @@ impl Plan {
                 }
             }
             if let Some(v) = self.at_end.get(&head) {
-                new.extend(v);
+                // Before the comparison whose flags end the block (a copy
+                // of a zero is an `xor`, which changes them).
+                let mut at = new.len();
+                while at > 0 && crate::mach::sets_flags(g, new[at - 1]) {
+                    at -= 1;
+                }
+                new.splice(at..at, v.iter().copied());
             }
             local.insert(head, new);
         }
@@ -289,24 +319,53 @@ pub fn split(
             .map(|&v| vals.nodes[v as usize])
             .collect();
         if lrgs.self_conflict[r as usize] {
-            for &n in &members {
+            // Each conflict where it arises: a two-address instruction
+            // whose input lives on gets a copy of that input; a phi live
+            // at once with another value of its live range is split.
+            let mut phis: Vec<NodeId> = Vec::new();
+            let mut tied: Vec<NodeId> = Vec::new();
+            for &(a, b) in &lrgs.conflicts[r as usize] {
+                let (an, bn) = (vals.nodes[a as usize], vals.nodes[b as usize]);
+                let two = mach(g, an).and_then(|m| crate::cpu::two_address(target.cpu, m));
+                let tied_input = two.and_then(|i| g.input(an, i));
+                if tied_input.is_some_and(|x| vals.get(x).is_some_and(|x| lrgs.of[x as usize] == r))
+                {
+                    tied.push(an);
+                } else if vals.def[a as usize] == Def::Phi {
+                    phis.push(an);
+                } else if vals.def[b as usize] == Def::Phi {
+                    phis.push(bn);
+                } else {
+                    // No phi or two-address instruction at hand: all of them.
+                    for &n in &members {
+                        let vi = vals.get(n).unwrap_or(0) as usize;
+                        if vals.def[vi] == Def::Phi {
+                            phis.push(n);
+                        } else if mach(g, n)
+                            .and_then(|m| crate::cpu::two_address(target.cpu, m))
+                            .is_some()
+                        {
+                            tied.push(n);
+                        }
+                    }
+                }
+            }
+            phis.sort();
+            phis.dedup();
+            tied.sort();
+            tied.dedup();
+            for n in tied {
+                let two = mach(g, n).and_then(|m| crate::cpu::two_address(target.cpu, m));
+                if let Some(x) = two.and_then(|i| g.input(n, i)) {
+                    plan.before_use(g, lay, &places, n, x);
+                }
+            }
+            for n in phis {
                 let vi = vals.get(n).unwrap_or(0) as usize;
-                match vals.def[vi] {
-                    Def::Phi => {
-                        plan.after_def(g, lay, vals, n);
-                        let bi = vals.block[vi] as usize;
-                        for i in 1..g.n_ins(n) {
-                            plan.phi_input(g, lay, bi, n, i);
-                        }
-                    }
-                    _ => {
-                        let two = mach(g, n).and_then(|m| crate::cpu::two_address(target.cpu, m));
-                        if let Some(i) = two {
-                            if let Some(x) = g.input(n, i) {
-                                plan.before_use(g, lay, &places, n, x);
-                            }
-                        }
-                    }
+                plan.after_def(g, lay, vals, n);
+                let bi = vals.block[vi] as usize;
+                for i in 1..g.n_ins(n) {
+                    plan.phi_input(g, lay, bi, n, i);
                 }
             }
             continue;

@@ -389,7 +389,10 @@ pub fn two_address(m: &Mach) -> Option<usize> {
     use Op::*;
     match m.op {
         Add | AddI | Sub | Mul | And | AndI | Or | OrI | Xor | XorI | Shl | ShlI | Sar | SarI
-        | Shr | ShrI | Neg | FAdd | FSub | FMul | FDiv | FNeg | AddMem => Some(1),
+        | Shr | ShrI | Neg | FAdd | FSub | FMul | FDiv | FNeg => Some(1),
+        // `add dst, [mem]`: the register operand is input 4 (input 1 is
+        // memory).
+        AddMem | FAddMem => Some(4),
         _ => None,
     }
 }
