@@ -330,6 +330,7 @@ return output;
 #[test]
 fn test_brainfuck() {
     // Simple: 28, 18, 12.
+    test_cpu(&brainfuck(), "riscv", "SystemV", 0, None);
     test_all(&brainfuck(), [0, 0, 0], None);
 }
 

@@ -63,6 +63,9 @@ pub struct Lrgs {
     pub cost: Vec<u64>,
     /// Touched by splits and phis only: may take a stack slot.
     pub can_stack: Vec<bool>,
+    /// Every value of it is a constant, cheaper to compute again at each
+    /// use than to keep in a register.
+    pub remat: Vec<bool>,
     /// A stack place the calling convention fixes.
     pub fixed: Vec<Option<super::Loc>>,
     /// Two values of it are live at once (through a phi or a two-address
@@ -132,6 +135,7 @@ pub fn build(cx: &Ctx, lay: &Layout, vals: &Vals) -> Lrgs {
         killed: vec![RegMask::EMPTY; n],
         cost: vec![0; n],
         can_stack: vec![true; n],
+        remat: vec![true; n],
         fixed: vec![None; n],
         self_conflict: vec![false; n],
         conflicts: vec![SmallVec::new(); n],
@@ -147,6 +151,9 @@ pub fn build(cx: &Ctx, lay: &Layout, vals: &Vals) -> Lrgs {
         l.cost[r] += weight(depth);
         if !matches!(vals.def[v], Def::Split | Def::Phi) {
             l.can_stack[r] = false;
+        }
+        if !super::split::remat(g, vals.nodes[v]) {
+            l.remat[r] = false;
         }
     }
     for b in &lay.blocks {

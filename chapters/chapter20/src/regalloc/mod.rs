@@ -96,6 +96,7 @@ pub fn allocate(
         (lay, vals)
     };
     split::rematerialize(target, g, &lay, &vals).apply(g, local, &lay);
+    prune(g, local);
     // The calling convention's splits: stack arguments in and out.
     let (lay, vals) = {
         let cx = build::Ctx::new(g, target);
@@ -105,6 +106,7 @@ pub fn allocate(
     };
     let plan = split::abi_splits(target, g, &lay, &vals);
     plan.apply(g, local, &lay);
+    prune(g, local);
     let caller = crate::cpu::caller_saved(target);
     for round in 1..=MAX_ROUNDS {
         let cx = build::Ctx::new(g, target);
@@ -133,9 +135,18 @@ pub fn allocate(
             ));
         }
         plan.apply(g, local, &lay);
+        prune(g, local);
     }
     Err(Error::new(
         format!("register allocation did not finish in {MAX_ROUNDS} rounds"),
         0,
     ))
+}
+
+/// Drops from the local schedule the nodes that died as splitting and
+/// rematerializing took away their last use.
+fn prune(g: &Graph, local: &mut FxHashMap<NodeId, Vec<NodeId>>) {
+    for list in local.values_mut() {
+        list.retain(|&n| !g.is_dead(n));
+    }
 }
