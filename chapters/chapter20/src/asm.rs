@@ -341,8 +341,11 @@ impl<'a> Layout<'a> {
         let indent = &line[..line.len() - trimmed.len()];
         // A phi, parameter or projection: no code, a comment.
         if trimmed.starts_with('v') && trimmed.contains(" = ") {
-            let text = match trimmed.split_once(" = proj") {
-                Some((d, _)) => format!("{d} = proj"),
+            // Just the location it is in (a phi's inputs are there too,
+            // at the end of each predecessor; one on a path never taken
+            // may be no value at all).
+            let text = match trimmed.split_once(" = ") {
+                Some((d, what)) => format!("{d} = {}", what.split(' ').next().unwrap_or("")),
                 None => trimmed.to_string(),
             };
             return vec![format!("{indent}; {}", self.substitute(&text))];

@@ -408,3 +408,27 @@ fn debug_types() {
         }
     }
 }
+
+#[test]
+#[ignore]
+fn debug_listing() {
+    let src =
+        std::env::var("SRC").unwrap_or_else(|_| "if(arg) while(arg) {} else {} return arg;".into());
+    let mut code = CodeGen::new(&src);
+    code.parse()
+        .and_then(|c| c.opto())
+        .and_then(|c| c.type_check())
+        .and_then(|c| c.inst_select("x86_64_v2", "SystemV"))
+        .and_then(|c| c.legalize())
+        .and_then(|c| c.gcm())
+        .and_then(|c| c.local_sched())
+        .unwrap();
+    eprintln!("{}", code.asm());
+    for n in code.graph.ids() {
+        if n.nid() == 11 {
+            eprintln!("{:?} ins {:?}", code.graph.kind(n), code.graph.inputs(n));
+        }
+    }
+    code.reg_alloc().unwrap();
+    eprintln!("{}", code.asm());
+}

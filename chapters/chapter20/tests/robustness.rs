@@ -322,7 +322,7 @@ const PROGRAMS: &[&str] = &[
     "f32 sum = 0;\nint i = 0;\nwhile( i < arg ) {\n    sum = sum + 0.1;\n    i = i + 1;\n}\nreturn sum;\n",
 ];
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Config {
     Default,
     Arg(i64),
@@ -362,6 +362,11 @@ fn compile_with(src: &str, config: Config) -> Result<String, Error> {
     // type check after it finds, say, a pointer that might be null.
     match code.parse().and_then(|code| code.iterate()) {
         Ok(code) => {
+            // Chapter 20: the program also compiles down to allocated
+            // registers on every CPU, without a panic.
+            if config == Config::Default {
+                allocate_everywhere(src);
+            }
             let printed = code.print();
             assert!(!printed.is_empty(), "{src:?} ({config:?}) prints nothing");
             let dot = code.dot();
@@ -397,6 +402,40 @@ fn compile_with(src: &str, config: Config) -> Result<String, Error> {
             let mut err = err;
             err.offset = err.offset.saturating_sub(src.len() - original.len());
             Err(err)
+        }
+    }
+}
+
+/// Chapter 20: `src` compiled for every CPU and allocated; an error is
+/// allowed (selection may refuse a program), a panic is not, and the
+/// allocated listing has no virtual register left.
+fn allocate_everywhere(src: &str) {
+    for (cpu, abi) in [
+        ("x86_64_v2", "SystemV"),
+        ("x86_64_v2", "Win64"),
+        ("riscv", "SystemV"),
+        ("arm", "SystemV"),
+    ] {
+        let mut code = CodeGen::new(src);
+        let done = code
+            .parse()
+            .and_then(|c| c.opto())
+            .and_then(|c| c.type_check())
+            .and_then(|c| c.inst_select(cpu, abi))
+            .and_then(|c| c.legalize())
+            .and_then(|c| c.gcm())
+            .and_then(|c| c.local_sched())
+            .and_then(|c| c.reg_alloc())
+            .is_ok();
+        if done {
+            let asm = code.asm();
+            let left = asm.split(|c: char| !c.is_ascii_alphanumeric()).find(|w| {
+                w.len() > 1 && w.starts_with('v') && w[1..].bytes().all(|b| b.is_ascii_digit())
+            });
+            assert!(
+                left.is_none(),
+                "{cpu} {abi} {src:?}: {left:?} is left in\n{asm}"
+            );
         }
     }
 }

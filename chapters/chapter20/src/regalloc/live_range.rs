@@ -148,7 +148,7 @@ pub fn build(cx: &Ctx, lay: &Layout, vals: &Vals) -> Lrgs {
             l.fixed[r] = vals.fixed[v];
         }
         let depth = lay.blocks[vals.block[v] as usize].depth;
-        l.cost[r] += weight(depth);
+        l.cost[r] = l.cost[r].saturating_add(weight(depth));
         if !matches!(vals.def[v], Def::Split | Def::Phi) {
             l.can_stack[r] = false;
         }
@@ -164,7 +164,7 @@ pub fn build(cx: &Ctx, lay: &Layout, vals: &Vals) -> Lrgs {
                 let Some(xv) = vals.get(x) else { continue };
                 let r = l.of[xv as usize] as usize;
                 l.mask[r] = l.mask[r].and(mask);
-                l.cost[r] += w;
+                l.cost[r] = l.cost[r].saturating_add(w);
                 if !is_split {
                     l.can_stack[r] = false;
                 } else if let Some(d) = vals.get(n) {
