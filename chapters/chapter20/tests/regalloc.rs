@@ -167,6 +167,7 @@ return ary[1] * 1000 + ary[3]; // 1 * 1000 + 6
 #[test]
 fn test_array1() {
     // Simple: 3, 1, 1.
+    test_cpu(ARRAY1, "riscv", "SystemV", 0, None);
     test_cpu(ARRAY1, "x86_64_v2", "SystemV", 0, Some("return .[];"));
     test_cpu(
         ARRAY1,

@@ -127,6 +127,29 @@ pub fn allocate(
                 round,
             ));
         }
+        if std::env::var_os("RA_DEBUG").is_some() {
+            for &r in &coloring.failed {
+                let r = r as usize;
+                let names: Vec<String> = lrgs.members[r]
+                    .iter()
+                    .map(|&v| format!("{}", vals.nodes[v as usize].nid()))
+                    .collect();
+                let conf: Vec<String> = lrgs.conflicts[r]
+                    .iter()
+                    .map(|&(a, b)| {
+                        format!(
+                            "{}/{}",
+                            vals.nodes[a as usize].nid(),
+                            vals.nodes[b as usize].nid()
+                        )
+                    })
+                    .collect();
+                eprintln!(
+                    "round {round}: failed {names:?} mask {:x} killed {:x} self {} {conf:?}",
+                    lrgs.mask[r].0, lrgs.killed[r].0, lrgs.self_conflict[r]
+                );
+            }
+        }
         let plan = split::split(target, g, &lay, &vals, &lrgs, &coloring.failed);
         if plan.count == 0 {
             return Err(Error::new(

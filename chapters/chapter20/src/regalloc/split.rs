@@ -39,6 +39,8 @@ pub struct Plan {
     at_end: FxHashMap<NodeId, Vec<NodeId>>,
     before: FxHashMap<NodeId, Vec<NodeId>>,
     after: FxHashMap<NodeId, Vec<NodeId>>,
+    /// Instructions moved to the end of their block.
+    sunk: FxHashMap<NodeId, Vec<NodeId>>,
     pub count: usize,
 }
 
@@ -173,6 +175,7 @@ impl Plan {
         let mut touched: FxHashSet<NodeId> = FxHashSet::default();
         touched.extend(self.at_start.keys().copied());
         touched.extend(self.at_end.keys().copied());
+        touched.extend(self.sunk.keys().copied());
         let places = Places::new(lay);
         for n in self.before.keys().chain(self.after.keys()) {
             if let Some(&(bi, _)) = places.of.get(n) {
@@ -187,7 +190,11 @@ impl Plan {
             if let Some(v) = self.at_start.get(&head) {
                 new.extend(v);
             }
+            let sunk = self.sunk.get(&head);
             for n in old {
+                if sunk.is_some_and(|s| s.contains(&n)) {
+                    continue;
+                }
                 if let Some(v) = self.before.get(&n) {
                     new.extend(v);
                 }
@@ -196,14 +203,20 @@ impl Plan {
                     new.extend(v);
                 }
             }
-            if let Some(v) = self.at_end.get(&head) {
+            let end: Vec<NodeId> = sunk
+                .into_iter()
+                .flatten()
+                .chain(self.at_end.get(&head).into_iter().flatten())
+                .copied()
+                .collect();
+            if !end.is_empty() {
                 // Before the comparison whose flags end the block (a copy
                 // of a zero is an `xor`, which changes them).
                 let mut at = new.len();
                 while at > 0 && crate::mach::sets_flags(g, new[at - 1]) {
                     at -= 1;
                 }
-                new.splice(at..at, v.iter().copied());
+                new.splice(at..at, end);
             }
             local.insert(head, new);
         }
@@ -213,7 +226,9 @@ impl Plan {
 /// A constant-like machine node (no inputs but its block) that global
 /// code motion left outside every function (one constant two functions
 /// share lands in the block of Start): a copy of it goes right before
-/// each of its users in the functions, which read that instead.
+/// each of its users in the functions, which read that instead. And each
+/// constant input of a phi gets a copy of its own at the end of the
+/// predecessor it comes from.
 pub fn rematerialize(target: Target, g: &mut Graph, lay: &Layout, vals: &Vals) -> Plan {
     let mut plan = Plan::default();
     let orphan = |g: &Graph, x: NodeId| {
@@ -263,7 +278,10 @@ pub fn rematerialize(target: Target, g: &mut Graph, lay: &Layout, vals: &Vals) -
                 let Some(Some(pred)) = lay.blocks[bi].preds.get(i - 1).copied() else {
                     continue;
                 };
-                if !orphan(g, x) {
+                // A constant input gets its own copy at the end of the
+                // predecessor, even one in a function: shared by two phis
+                // it would join them in one live range.
+                if !orphan(g, x) && !remat(g, x) {
                     continue;
                 }
                 let head = lay.blocks[pred].head;
@@ -275,6 +293,49 @@ pub fn rematerialize(target: Target, g: &mut Graph, lay: &Layout, vals: &Vals) -
         }
     }
     plan
+}
+
+/// Moves instruction `a` (a phi's input, defined while the phi is still
+/// live) to the end of its block, past the phi's last uses there, if
+/// nothing in the block reads it, it touches no memory, and it is not
+/// there already. True if it moved.
+fn sink(plan: &mut Plan, g: &Graph, lay: &Layout, places: &Places, a: NodeId) -> bool {
+    let Some(&(bi, false)) = places.of.get(&a) else {
+        return false;
+    };
+    let Some(m) = mach(g, a) else { return false };
+    if matches!(
+        m.role,
+        NodeKind::Load { .. } | NodeKind::Store { .. } | NodeKind::New { .. }
+    ) || matches!(m.op, Op::Call | Op::CallR | Op::New | Op::Split | Op::Parm)
+        || crate::mach::sets_flags(g, a)
+    {
+        return false;
+    }
+    let b = &lay.blocks[bi];
+    let local = &b.insts[..b.n_local];
+    let mut last = local.len();
+    while last > 0 && crate::mach::sets_flags(g, local[last - 1]) {
+        last -= 1;
+    }
+    if last == 0 || local[last - 1] == a {
+        return false;
+    }
+    let read_here = g.outputs(a).iter().any(|u| {
+        places
+            .of
+            .get(u)
+            .is_some_and(|&(ub, tail)| ub == bi && !tail)
+    });
+    if read_here {
+        return false;
+    }
+    let list = plan.sunk.entry(b.head).or_default();
+    if !list.contains(&a) {
+        list.push(a);
+        plan.count += 1;
+    }
+    true
 }
 
 /// The calling convention's splits, before the first round.
@@ -326,6 +387,14 @@ pub fn split(
             let mut tied: Vec<NodeId> = Vec::new();
             for &(a, b) in &lrgs.conflicts[r as usize] {
                 let (an, bn) = (vals.nodes[a as usize], vals.nodes[b as usize]);
+                // The input of a phi defined while the phi lives on: last
+                // in its block, it may no longer overlap it.
+                if vals.def[b as usize] == Def::Phi
+                    && g.inputs(bn).iter().skip(1).any(|&x| x == Some(an))
+                    && sink(&mut plan, g, lay, &places, an)
+                {
+                    continue;
+                }
                 let two = mach(g, an).and_then(|m| crate::cpu::two_address(target.cpu, m));
                 let tied_input = two.and_then(|i| g.input(an, i));
                 if tied_input.is_some_and(|x| vals.get(x).is_some_and(|x| lrgs.of[x as usize] == r))
