@@ -13,7 +13,11 @@
 //! left.
 
 use chapter20::CodeGen;
+
+#[path = "support/verify.rs"]
+mod support;
 use pretty_assertions::assert_eq;
+use support::verify;
 
 /// Every phase down to allocated registers.
 fn alloc(src: &str, cpu: &str, abi: &str) -> CodeGen {
@@ -36,6 +40,9 @@ fn test_cpu(src: &str, cpu: &str, abi: &str, spills: u64, stop: Option<&str>) {
     let code = alloc(src, cpu, abi);
     let a = code.alloc.as_ref().expect("allocated");
     let asm = code.asm();
+    if let Err(e) = verify(&code) {
+        panic!("{cpu} {abi}: {e}\n{asm}");
+    }
     if std::env::var_os("LISTING").is_some() {
         eprintln!("{cpu} {abi}:\n{asm}");
     }
@@ -331,7 +338,7 @@ return output;
 #[test]
 fn test_brainfuck() {
     // Simple: 28, 18, 12.
-    test_cpu(&brainfuck(), "riscv", "SystemV", 0, None);
+    test_cpu(&brainfuck(), "arm", "SystemV", 0, None);
     test_all(&brainfuck(), [0, 0, 0], None);
 }
 
@@ -432,4 +439,30 @@ fn debug_listing() {
     }
     code.reg_alloc().unwrap();
     eprintln!("{}", code.asm());
+}
+
+/// The check above finds a wrong location.
+#[test]
+fn verify_catches_a_wrong_register() {
+    use chapter20::regalloc::Loc;
+    let mut code = alloc(NEWTON_INT, "riscv", "SystemV");
+    verify(&code).unwrap();
+    let a = code.alloc.as_mut().unwrap();
+    let mut keys: Vec<_> = a.loc.keys().copied().collect();
+    keys.sort();
+    let mut caught = 0;
+    for k in keys {
+        let old = a.loc[&k];
+        let new = match old {
+            Loc::Reg(r) if r < 32 => Loc::Reg(if r == 5 { 6 } else { 5 }),
+            _ => continue,
+        };
+        code.alloc.as_mut().unwrap().loc.insert(k, new);
+        if verify(&code).is_err() {
+            caught += 1;
+        }
+        code.alloc.as_mut().unwrap().loc.insert(k, old);
+        break;
+    }
+    assert_eq!(caught, 1);
 }

@@ -26,6 +26,9 @@
 
 use chapter20::eval::Value;
 use chapter20::{CodeGen, Error, Outcome};
+
+#[path = "support/verify.rs"]
+mod support;
 use pretty_assertions::assert_eq;
 
 /// The programs (and expected outputs, which are programs too) of this

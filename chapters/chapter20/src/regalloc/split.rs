@@ -245,11 +245,37 @@ pub fn rematerialize(target: Target, g: &mut Graph, lay: &Layout, vals: &Vals) -
         let ty = g.ty(x);
         add_mach(g, m, &ins, ty)
     };
+    // Where each instruction is, and how many calls come before it in its
+    // block.
+    let mut pos: FxHashMap<NodeId, (usize, usize)> = FxHashMap::default();
+    let mut calls: Vec<Vec<u32>> = Vec::with_capacity(lay.blocks.len());
+    for (bi, b) in lay.blocks.iter().enumerate() {
+        let mut c = 0;
+        let mut before = Vec::with_capacity(b.insts.len());
+        for (k, &n) in b.insts.iter().enumerate() {
+            pos.insert(n, (bi, k));
+            before.push(c);
+            if matches!(crate::mach::op(g, n), Some(Op::Call | Op::CallR | Op::New)) {
+                c += 1;
+            }
+        }
+        calls.push(before);
+    }
+    // A constant used in another block, or past a call, is computed again
+    // right before that use: kept in a register, it would hold one for
+    // long (a callee-saved one across a call).
+    let far = |g: &Graph, x: NodeId, bi: usize, k: usize| {
+        remat(g, x)
+            && match pos.get(&x) {
+                Some(&(xb, xk)) => xb != bi || (xk < k && calls[bi][k] != calls[bi][xk]),
+                None => false,
+            }
+    };
     for (bi, b) in lay.blocks.iter().enumerate() {
         for (k, &n) in b.insts.iter().enumerate() {
             let uses = Ctx::new(g, target).uses(n);
             for (i, x, _) in uses {
-                if !orphan(g, x) || g.input(n, i) != Some(x) {
+                if !(orphan(g, x) || far(g, x, bi, k)) || g.input(n, i) != Some(x) {
                     continue;
                 }
                 let c = clone(g, b.head, x);
