@@ -13,8 +13,8 @@
 //! that key, so a pick is a logarithm. Select colours them in reverse
 //! order of removal: the register of a live range joined to it by a split
 //! if one is free (the split then disappears), else one its partner may
-//! take, else a caller-saved register if it lives across no call, else
-//! the lowest. A live range that finds no register takes a stack slot if
+//! take, else the lowest caller-saved register (its mask has none that
+//! a call it lives across clobbers), else the lowest. A live range that finds no register takes a stack slot if
 //! it may (the lowest slot none of its neighbours has), or fails and will
 //! be split, as does one with a self-conflict. Live ranges whose place the calling convention fixes are not
 //! coloured.
@@ -153,14 +153,10 @@ pub fn color(lrgs: &Lrgs, adj: &[Vec<u32>], caller_saved: RegMask) -> Coloring {
                 }
             }
         }
+        // A caller-saved register costs no save in the prologue (the mask
+        // has none a call or division in its way would clobber).
         let pick = pick
-            .or_else(|| {
-                if lrgs.killed[ru].is_empty() {
-                    free.and(caller_saved).first()
-                } else {
-                    None
-                }
-            })
+            .or_else(|| free.and(caller_saved).first())
             .or_else(|| free.first());
         loc[ru] = pick.map(Loc::Reg);
     }
