@@ -7,9 +7,8 @@
 //! neighbours take), lowest live-range number first; when none is left,
 //! it removes the cheapest to spill, optimistically (Briggs): the lowest
 //! cost per neighbour, where cost is the definitions and uses weighted by
-//! 8^loop depth, and a live range touched only by splits (which can go to
-//! the stack) or made only of constants (which are computed again where
-//! they are used) costs nothing. The removed ones wait in a set ordered by
+//! 8^loop depth, and a live range made only of constants (which are
+//! computed again where they are used) costs nothing. The removed ones wait in a set ordered by
 //! that key, so a pick is a logarithm. Select colours them in reverse
 //! order of removal: the register of a live range joined to it by a split
 //! if one is free (the split then disappears), else one its partner may
@@ -46,7 +45,7 @@ pub fn color(lrgs: &Lrgs, adj: &[Vec<u32>], caller_saved: RegMask) -> Coloring {
         }
     }
     let key = |r: usize, deg: u32| -> u64 {
-        if lrgs.can_stack[r] || lrgs.remat[r] {
+        if lrgs.remat[r] {
             0
         } else {
             lrgs.cost[r].saturating_mul(1024) / (deg as u64 + 1) + 1
