@@ -394,6 +394,7 @@ return a;
 #[test]
 fn test_merge_sort() {
     // Simple: 46, 36, 37, each printing "Stop[ return mov(mov([int])); return 0; ]".
+    test_cpu(MERGE_SORT, "riscv", "SystemV", 0, None);
     test_all(MERGE_SORT, [0, 0, 0], None);
     test_cpu(MERGE_SORT, "x86_64_v2", "Win64", 0, None);
 }

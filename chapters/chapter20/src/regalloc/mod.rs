@@ -107,6 +107,14 @@ pub fn allocate(
     let plan = split::abi_splits(target, g, &lay, &vals);
     plan.apply(g, local, &lay);
     prune(g, local);
+    // A value two phis take gets a copy for each.
+    let (lay, vals) = {
+        let cx = build::Ctx::new(g, target);
+        let lay = build::layout(&cx, s, local);
+        let vals = build::values(&cx, &lay);
+        (lay, vals)
+    };
+    split::shared_phi_inputs(g, &lay, &vals).apply(g, local, &lay);
     let caller = crate::cpu::caller_saved(target);
     for round in 1..=MAX_ROUNDS {
         let cx = build::Ctx::new(g, target);

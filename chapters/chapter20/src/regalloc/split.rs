@@ -364,6 +364,44 @@ fn sink(plan: &mut Plan, g: &Graph, lay: &Layout, places: &Places, a: NodeId) ->
     true
 }
 
+/// A value that is the input of two phis or more of one block would join
+/// them in one live range, though they live at once: each of them gets a
+/// copy of its own at the end of the predecessor (colouring gives one of
+/// them the value's register, and that copy goes). (Phis of different
+/// blocks that take one value are mostly one variable through a chain of
+/// merges, and stay joined.)
+pub fn shared_phi_inputs(g: &mut Graph, lay: &Layout, vals: &Vals) -> Plan {
+    let mut plan = Plan::default();
+    let mut uses: FxHashMap<(usize, NodeId), u32> = FxHashMap::default();
+    let phis: Vec<(usize, NodeId)> = lay
+        .blocks
+        .iter()
+        .enumerate()
+        .flat_map(|(bi, b)| b.phis.iter().map(move |&p| (bi, p)))
+        .filter(|&(_, p)| {
+            vals.get(p)
+                .is_some_and(|v| vals.def[v as usize] == Def::Phi)
+        })
+        .collect();
+    for &(bi, p) in &phis {
+        for i in 1..g.n_ins(p) {
+            if let Some(x) = g.input(p, i).filter(|&x| vals.get(x).is_some()) {
+                *uses.entry((bi, x)).or_default() += 1;
+            }
+        }
+    }
+    for &(bi, p) in &phis {
+        for i in 1..g.n_ins(p) {
+            if g.input(p, i)
+                .is_some_and(|x| uses.get(&(bi, x)).is_some_and(|&c| c > 1))
+            {
+                plan.phi_input(g, lay, bi, p, i);
+            }
+        }
+    }
+    plan
+}
+
 /// The calling convention's splits, before the first round.
 pub fn abi_splits(target: Target, g: &mut Graph, lay: &Layout, vals: &Vals) -> Plan {
     let mut plan = Plan::default();
