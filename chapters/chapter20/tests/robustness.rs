@@ -439,6 +439,9 @@ fn allocate_everywhere(src: &str) {
                 left.is_none(),
                 "{cpu} {abi} {src:?}: {left:?} is left in\n{asm}"
             );
+            if let Err(e) = support::verify(&code) {
+                panic!("{cpu} {abi} {src:?}: {e}\n{asm}");
+            }
         }
     }
 }

@@ -82,6 +82,9 @@ impl Vals {
     pub fn len(&self) -> usize {
         self.nodes.len()
     }
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
 }
 
 /// What the phases of the allocator share: the graph and the CPU.
@@ -350,9 +353,9 @@ pub fn layout(cx: &Ctx, s: &Schedule, local: &FxHashMap<NodeId, Vec<NodeId>>) ->
         }
         funs.push((f, ids));
     }
-    for bi in 0..blocks.len() {
-        let b = blocks[bi].head;
-        let last = blocks[bi].insts.last().copied().unwrap_or(b);
+    for blk in blocks.iter_mut() {
+        let b = blk.head;
+        let last = blk.insts.last().copied().unwrap_or(b);
         let mut succs: Vec<usize> = crate::asm::successors(g, last)
             .into_iter()
             .filter_map(|u| index.get(&u).copied())
@@ -363,9 +366,9 @@ pub fn layout(cx: &Ctx, s: &Schedule, local: &FxHashMap<NodeId, Vec<NodeId>>) ->
                 .filter_map(|u| index.get(&u).copied())
                 .collect();
         }
-        blocks[bi].succs = succs;
+        blk.succs = succs;
         if matches!(g.role(b), NodeKind::Region | NodeKind::Loop) {
-            blocks[bi].preds = (1..g.n_ins(b))
+            blk.preds = (1..g.n_ins(b))
                 .map(|i| {
                     g.input(b, i)
                         .and_then(|c| head_of(g, c))

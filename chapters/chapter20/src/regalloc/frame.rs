@@ -41,7 +41,7 @@ pub fn finish(
             continue;
         }
         let Some(src) = g.input(s, 1) else { continue };
-        if loc.get(&src).is_none() || loc.get(&src) != loc.get(&s) {
+        if !loc.contains_key(&src) || loc.get(&src) != loc.get(&s) {
             continue;
         }
         let mut users: Vec<NodeId> = g.outputs(s).to_vec();

@@ -232,9 +232,9 @@ pub fn build(cx: &Ctx, lay: &Layout, vals: &Vals, lrgs: &mut Lrgs) -> Ifg {
             local_ix[v as usize] = u32::MAX;
         }
     }
-    for r in 0..lrgs.len() {
+    for (r, list) in adj.iter_mut().enumerate() {
         lrgs.mask[r] = lrgs.mask[r].without(lrgs.killed[r]);
-        adj[r].sort_unstable();
+        list.sort_unstable();
     }
     Ifg { adj }
 }

@@ -83,6 +83,9 @@ impl Lrgs {
     pub fn len(&self) -> usize {
         self.mask.len()
     }
+    pub fn is_empty(&self) -> bool {
+        self.mask.is_empty()
+    }
 }
 
 /// Builds the live ranges: unions phis with their inputs and two-address
