@@ -1,0 +1,591 @@
+//! Chapter 20's allocation checker ([`chapter20::regalloc::checker`]),
+//! tested without the allocator: small programs are compiled up to the
+//! local schedule, given locations by hand (and, where a value must move,
+//! a split put into the graph and the local order by hand), and the
+//! checker must accept each sound allocation and refuse each planted
+//! fault with a message that names it. Every refusal starts from an
+//! allocation the same test first shows accepted, so that the one change
+//! made is what is refused.
+
+use chapter20::cpu;
+use chapter20::gcm::block;
+use chapter20::graph::NodeId;
+use chapter20::mach::select::is_value;
+use chapter20::mach::{add_mach, mach, LType, Mach, Op, RegMask};
+use chapter20::regalloc::checker::check_code;
+use chapter20::regalloc::{Allocation, Frame, Loc};
+use chapter20::{CodeGen, NodeKind};
+
+/// All the phases up to `local_sched`, for `cpu` with System V.
+fn compile(src: &str, cpu: &str) -> CodeGen {
+    let mut code = CodeGen::new(src);
+    code.parse()
+        .and_then(|c| c.opto())
+        .and_then(|c| c.type_check())
+        .and_then(|c| c.inst_select(cpu, "SystemV"))
+        .and_then(|c| c.legalize())
+        .and_then(|c| c.gcm())
+        .and_then(|c| c.local_sched())
+        .unwrap_or_else(|e| panic!("{src:?}: {e:?}"));
+    code
+}
+
+/// The live nodes labelled `label`, by id.
+fn nodes(code: &CodeGen, label: &str) -> Vec<NodeId> {
+    let g = &code.graph;
+    let mut v: Vec<NodeId> = g
+        .ids()
+        .filter(|&n| !g.is_dead(n) && chapter20::node::label(g, n) == label)
+        .collect();
+    v.sort();
+    v
+}
+
+/// The one live node labelled `label`.
+#[track_caller]
+fn node(code: &CodeGen, label: &str) -> NodeId {
+    let v = nodes(code, label);
+    assert_eq!(v.len(), 1, "nodes labelled {label:?}: {v:?}");
+    v[0]
+}
+
+/// The functions, by their Fun nodes.
+fn funs(code: &CodeGen) -> Vec<NodeId> {
+    let g = &code.graph;
+    let mut f: Vec<NodeId> = g
+        .outputs(g.start())
+        .iter()
+        .copied()
+        .filter(|&f| matches!(g.role(f), NodeKind::Fun { .. }))
+        .collect();
+    f.sort();
+    f.dedup();
+    f
+}
+
+/// The function named `name`.
+fn fun(code: &CodeGen, name: &str) -> NodeId {
+    funs(code)
+        .into_iter()
+        .find(|&f| chapter20::node::fun::label(&code.graph, f) == name)
+        .unwrap_or_else(|| panic!("no function {name}"))
+}
+
+/// A split (copy) of `x` put into block `blk`'s local order at `pos`
+/// (past the end: last).
+fn split(code: &mut CodeGen, x: NodeId, blk: NodeId, pos: usize) -> NodeId {
+    let ty = code.graph.ty(x);
+    let s = add_mach(
+        &mut code.graph,
+        Mach::new(NodeKind::ReadOnly, Op::Split, LType::S64),
+        &[Some(blk), Some(x)],
+        ty,
+    );
+    let list = code.local.as_mut().unwrap().entry(blk).or_default();
+    let pos = pos.min(list.len());
+    list.insert(pos, s);
+    s
+}
+
+/// The nodes the allocator must give a location: what the checker's
+/// documentation lists, found here on its own.
+fn values(code: &CodeGen) -> Vec<NodeId> {
+    let g = &code.graph;
+    let target = code.target.unwrap();
+    let mut v: Vec<NodeId> = g
+        .ids()
+        .filter(|&n| !g.is_dead(n) && block(g, n).is_some_and(|b| b != g.start()))
+        .filter(|&n| {
+            let valued = g.ty_opt(n).is_some_and(|t| is_value(&g.types, t));
+            match (mach(g, n), g.role(n)) {
+                (Some(m), _) if m.op == Op::Split => true,
+                (_, NodeKind::Phi { .. }) => valued,
+                (_, NodeKind::Proj { .. }) => {
+                    valued && !matches!(g.role(g.in_(n, 0)), NodeKind::Start { .. })
+                }
+                (Some(m), _) => {
+                    !matches!(m.op, Op::New | Op::Parm | Op::Proj | Op::CallEnd | Op::Fun)
+                        && cpu::out_mask(target, g, n, m).is_some()
+                }
+                _ => false,
+            }
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// An allocation by hand: the values in `fixed` where it says, every
+/// other value a register of its own from `pool` (none of them used in
+/// `fixed`), every function an empty frame.
+#[track_caller]
+fn hand(code: &CodeGen, pool: &[u8], fixed: &[(NodeId, Loc)]) -> Allocation {
+    let mut alloc = Allocation::default();
+    let taken: Vec<Loc> = fixed.iter().map(|&(_, l)| l).collect();
+    let mut free = pool
+        .iter()
+        .map(|&r| Loc::Reg(r))
+        .filter(|l| !taken.contains(l));
+    for n in values(code) {
+        let l = match fixed.iter().find(|&&(m, _)| m == n) {
+            Some(&(_, l)) => l,
+            None => free
+                .next()
+                .unwrap_or_else(|| panic!("the pool runs out at node {}", n.nid())),
+        };
+        alloc.loc.insert(n, l);
+    }
+    for f in funs(code) {
+        alloc.frames.insert(f, Frame::default());
+    }
+    alloc
+}
+
+#[track_caller]
+fn accepted(code: &CodeGen, alloc: &Allocation) {
+    if let Err(e) = check_code(code, alloc) {
+        panic!("refused a sound allocation: {e}\n{}", code.asm());
+    }
+}
+
+/// Refused, with a message holding every one of `parts`.
+#[track_caller]
+fn refused(code: &CodeGen, alloc: &Allocation, parts: &[&str]) -> String {
+    match check_code(code, alloc) {
+        Ok(()) => panic!("accepted a wrong allocation\n{}", code.asm()),
+        Err(e) => {
+            for p in parts {
+                assert!(e.contains(p), "{p:?} is not in the message: {e}");
+            }
+            e
+        }
+    }
+}
+
+// RISC-V registers.
+const SP: u8 = 2;
+const T0: u8 = 5;
+const T1: u8 = 6;
+const T2: u8 = 7;
+const S1: u8 = 9;
+const A0: u8 = 10;
+const T3: u8 = 28;
+const FA1: u8 = 43;
+const RV_POOL: [u8; 10] = [T0, T1, T2, 28, 29, 30, 31, 11, 12, 13];
+
+fn reg(r: u8) -> Loc {
+    Loc::Reg(r)
+}
+
+/// `return arg+1;` on RISC-V: `addi a0, a0, 1`.
+fn rv_add() -> (CodeGen, NodeId, NodeId) {
+    let code = compile("return arg+1;", "riscv");
+    let (arg, add) = (node(&code, "arg"), node(&code, "addi"));
+    (code, arg, add)
+}
+
+#[test]
+fn accepts_a_straight_line() {
+    let (code, arg, add) = rv_add();
+    accepted(
+        &code,
+        &hand(&code, &RV_POOL, &[(arg, reg(A0)), (add, reg(A0))]),
+    );
+}
+
+#[test]
+fn refuses_a_result_outside_its_mask() {
+    let (code, arg, add) = rv_add();
+    // `sp` is no register a value may be written to.
+    let alloc = hand(&code, &RV_POOL, &[(arg, reg(A0)), (add, reg(SP))]);
+    refused(
+        &code,
+        &alloc,
+        &["node", "addi", "its result is in sp, not in its mask"],
+    );
+    // Nor is a float register, for an integer `ori`.
+    let code = compile("return arg | 2;", "riscv");
+    let (arg, or) = (node(&code, "arg"), node(&code, "ori"));
+    accepted(
+        &code,
+        &hand(&code, &RV_POOL, &[(arg, reg(A0)), (or, reg(A0))]),
+    );
+    let alloc = hand(&code, &RV_POOL, &[(arg, reg(A0)), (or, reg(FA1))]);
+    refused(&code, &alloc, &["ori", "its result is in fa1"]);
+}
+
+#[test]
+fn refuses_an_operand_outside_its_mask() {
+    let (code, arg, add) = rv_add();
+    // The returned value must be in a0.
+    let alloc = hand(&code, &RV_POOL, &[(arg, reg(A0)), (add, reg(T0))]);
+    refused(
+        &code,
+        &alloc,
+        &[
+            "function main",
+            "ret",
+            "input 2 is in t0, not in its mask {a0}",
+        ],
+    );
+    // The parameter arrives in a0, not anywhere else.
+    let alloc = hand(&code, &RV_POOL, &[(arg, reg(T1)), (add, reg(A0))]);
+    refused(&code, &alloc, &["arg", "the parameter is in t1"]);
+}
+
+#[test]
+fn refuses_a_value_without_a_location_or_frame() {
+    let (code, arg, add) = rv_add();
+    let mut alloc = hand(&code, &RV_POOL, &[(arg, reg(A0)), (add, reg(A0))]);
+    alloc.loc.remove(&add);
+    refused(&code, &alloc, &["addi", "has no location"]);
+    let mut alloc = hand(&code, &RV_POOL, &[(arg, reg(A0)), (add, reg(A0))]);
+    alloc.frames.clear();
+    refused(&code, &alloc, &["function main", "no frame"]);
+}
+
+#[test]
+fn refuses_two_live_values_in_one_register() {
+    let code = compile("return (arg+1)*(arg+2);", "riscv");
+    let (arg, mul) = (node(&code, "arg"), node(&code, "mul"));
+    let (x, y) = (code.graph.in_(mul, 1), code.graph.in_(mul, 2));
+    let fixed = [(arg, reg(A0)), (mul, reg(A0)), (x, reg(T0)), (y, reg(T1))];
+    accepted(&code, &hand(&code, &RV_POOL, &fixed));
+    // Both sums in t0: the later one overwrites the earlier while it is
+    // still to be used.
+    let fixed = [(arg, reg(A0)), (mul, reg(A0)), (x, reg(T0)), (y, reg(T0))];
+    refused(
+        &code,
+        &hand(&code, &RV_POOL, &fixed),
+        &[
+            "mul",
+            "from t0, which should hold the value of node",
+            "but holds the value of node",
+        ],
+    );
+    // The sum in the parameter's register, while the parameter is still
+    // to be read by the other sum.
+    let local = &code.local.as_ref().unwrap()[&fun(&code, "main")];
+    let first = if local.iter().position(|&n| n == x) < local.iter().position(|&n| n == y) {
+        x
+    } else {
+        y
+    };
+    let second = if first == x { y } else { x };
+    let fixed = [
+        (arg, reg(A0)),
+        (mul, reg(A0)),
+        (first, reg(A0)),
+        (second, reg(T1)),
+    ];
+    refused(
+        &code,
+        &hand(&code, &RV_POOL, &fixed),
+        &[
+            &format!("node {} (addi)", second.nid()),
+            "reads node",
+            "from a0",
+        ],
+    );
+}
+
+/// The loop on RISC-V, allocated by hand: the sum in t1, `i` in t2, the
+/// initial 0 made in t1 and copied to t2, the sum copied to a0 for the
+/// return. Gives the program, the allocation and the named nodes.
+struct Loop {
+    code: CodeGen,
+    alloc: Allocation,
+    add: NodeId,
+    zero_copy: NodeId,
+}
+
+fn rv_loop() -> Loop {
+    let mut code = compile(
+        "int sum=0; for(int i=0;i<arg;i++) sum+=i; return sum;",
+        "riscv",
+    );
+    let main = fun(&code, "main");
+    let (arg, sum, i) = (
+        node(&code, "arg"),
+        node(&code, "Phi_sum"),
+        node(&code, "Phi_i"),
+    );
+    let (add, inc) = (node(&code, "add"), node(&code, "addi"));
+    let zero = code.graph.in_(sum, 1);
+    let ret = node(&code, "ret");
+    let exit = code.graph.in_(ret, 0);
+    let zero_copy = split(&mut code, zero, main, usize::MAX);
+    let out = split(&mut code, sum, exit, usize::MAX);
+    code.graph.set_def(ret, 2, Some(out));
+    let fixed = [
+        (arg, reg(A0)),
+        (zero, reg(T1)),
+        (zero_copy, reg(T2)),
+        (sum, reg(T1)),
+        (i, reg(T2)),
+        (add, reg(T1)),
+        (inc, reg(T2)),
+        (out, reg(A0)),
+    ];
+    let alloc = hand(&code, &RV_POOL, &fixed);
+    Loop {
+        code,
+        alloc,
+        add,
+        zero_copy,
+    }
+}
+
+#[test]
+fn accepts_a_loop() {
+    let l = rv_loop();
+    accepted(&l.code, &l.alloc);
+}
+
+#[test]
+fn refuses_a_phi_input_not_in_the_phis_register() {
+    // The new sum in t3: at the end of the loop's body, t1 still holds the
+    // old one.
+    let mut l = rv_loop();
+    l.alloc.loc.insert(l.add, reg(T3));
+    refused(
+        &l.code,
+        &l.alloc,
+        &[
+            "at the jump to L",
+            "t1 (the phi's location) should hold input 2 of the phi",
+            &format!("the value of node {} (add)", l.add.nid()),
+        ],
+    );
+    // The copy of 0 in t0 instead of t2: on entry, t2 holds nothing.
+    let mut l = rv_loop();
+    l.alloc.loc.insert(l.zero_copy, reg(T0));
+    refused(
+        &l.code,
+        &l.alloc,
+        &[
+            "block entry, at the jump to L",
+            "t2 (the phi's location) should hold input 1",
+            "but holds nothing",
+        ],
+    );
+}
+
+/// Two calls of `f` on RISC-V, and `arg` live across both: it is copied
+/// to the callee-saved s1 first, which main's frame saves.
+struct Calls {
+    code: CodeGen,
+    alloc: Allocation,
+    keep: NodeId,
+    main: NodeId,
+}
+
+fn rv_calls() -> Calls {
+    let mut code = compile("val f={int x->x*2;}; return f(f(arg))+arg;", "riscv");
+    let main = fun(&code, "main");
+    let arg = node(&code, "arg");
+    let add = node(&code, "add");
+    let keep = split(&mut code, arg, main, 0);
+    assert_eq!(code.graph.input(add, 1), Some(arg));
+    code.graph.set_def(add, 1, Some(keep));
+    // Everything else in a0: the parameters, the results, the sum, f's
+    // shift.
+    let mut fixed = vec![(keep, reg(S1))];
+    for n in values(&code) {
+        if n != keep {
+            fixed.push((n, reg(A0)));
+        }
+    }
+    let mut alloc = hand(&code, &RV_POOL, &fixed);
+    alloc.frames.insert(
+        main,
+        Frame {
+            callee_saved: RegMask::of(S1),
+            ..Frame::default()
+        },
+    );
+    Calls {
+        code,
+        alloc,
+        keep,
+        main,
+    }
+}
+
+#[test]
+fn accepts_calls() {
+    let c = rv_calls();
+    accepted(&c.code, &c.alloc);
+}
+
+#[test]
+fn refuses_a_value_clobbered_by_a_call() {
+    // The copy of `arg` in the caller-saved t0: the calls destroy it.
+    let mut c = rv_calls();
+    c.alloc.loc.insert(c.keep, reg(T0));
+    refused(
+        &c.code,
+        &c.alloc,
+        &[
+            "add",
+            "input 1",
+            "from t0",
+            "holds what node",
+            "(call) clobbered",
+        ],
+    );
+    // No copy at all: the sum reads `arg` from a0, where the second call's
+    // result now is.
+    let mut code = compile("val f={int x->x*2;}; return f(f(arg))+arg;", "riscv");
+    let fixed: Vec<(NodeId, Loc)> = values(&code).into_iter().map(|n| (n, reg(A0))).collect();
+    let alloc = hand(&code, &RV_POOL, &fixed);
+    refused(
+        &code,
+        &alloc,
+        &[
+            "add",
+            "input 1 reads node",
+            "(arg) from a0",
+            "holds the value of node",
+        ],
+    );
+    // Nor may a copy go to memory and back from memory.
+    let main = fun(&code, "main");
+    let arg = node(&code, "arg");
+    let spill = split(&mut code, arg, main, 0);
+    let reload = split(&mut code, spill, main, 1);
+    let mut alloc = hand(&code, &RV_POOL, &fixed);
+    alloc.loc.insert(spill, Loc::Slot(0));
+    alloc.loc.insert(reload, Loc::Slot(1));
+    alloc.frames.get_mut(&main).unwrap().slots = 2;
+    refused(
+        &code,
+        &alloc,
+        &[
+            "mov",
+            "copies memory to memory, stack slot 0 to stack slot 1",
+        ],
+    );
+}
+
+#[test]
+fn accepts_a_spill_across_calls() {
+    // `arg` spilled to a slot before the calls and reloaded after them.
+    let mut code = compile("val f={int x->x*2;}; return f(f(arg))+arg;", "riscv");
+    let main = fun(&code, "main");
+    let (arg, add) = (node(&code, "arg"), node(&code, "add"));
+    let spill = split(&mut code, arg, main, 0);
+    let sum_block = code.graph.in_(add, 0);
+    let reload = split(&mut code, spill, sum_block, 0);
+    code.graph.set_def(add, 1, Some(reload));
+    let mut fixed: Vec<(NodeId, Loc)> = vec![(spill, Loc::Slot(0)), (reload, reg(T0))];
+    for n in values(&code) {
+        if n != spill && n != reload {
+            fixed.push((n, reg(A0)));
+        }
+    }
+    let mut alloc = hand(&code, &RV_POOL, &fixed);
+    alloc.frames.get_mut(&main).unwrap().slots = 1;
+    accepted(&code, &alloc);
+    // The slot outside the frame.
+    alloc.frames.get_mut(&main).unwrap().slots = 0;
+    refused(
+        &code,
+        &alloc,
+        &["stack slot 0 is outside the frame (0 slots"],
+    );
+}
+
+#[test]
+fn refuses_an_unsaved_callee_saved_register() {
+    let mut c = rv_calls();
+    c.alloc.frames.insert(c.main, Frame::default());
+    refused(
+        &c.code,
+        &c.alloc,
+        &[
+            "function main",
+            "mov",
+            "writes the callee-saved register s1, which the frame does not save",
+        ],
+    );
+}
+
+// x86-64 registers.
+const RAX: u8 = 0;
+const RCX: u8 = 1;
+const RDX: u8 = 2;
+const RDI: u8 = 7;
+const FLAGS: u8 = 32;
+const X86_POOL: [u8; 6] = [RCX, RDX, 6, 8, 9, 10];
+
+/// `return arg+1;` on x86: `inc rdi` (two-address), then `mov rax, rdi`.
+#[test]
+fn x86_two_address() {
+    let mut code = compile("return arg+1;", "x86_64_v2");
+    let (arg, inc, ret) = (node(&code, "arg"), node(&code, "inc"), node(&code, "ret"));
+    let main = fun(&code, "main");
+    let out = split(&mut code, inc, main, usize::MAX);
+    code.graph.set_def(ret, 2, Some(out));
+    let fixed = [(arg, reg(RDI)), (inc, reg(RDI)), (out, reg(RAX))];
+    accepted(&code, &hand(&code, &X86_POOL, &fixed));
+    // The result straight into rax: `inc` cannot put it there.
+    let fixed = [(arg, reg(RDI)), (inc, reg(RAX)), (out, reg(RAX))];
+    refused(
+        &code,
+        &hand(&code, &X86_POOL, &fixed),
+        &[
+            "inc",
+            "two-address: its result must be in the register of input 1",
+            "rdi, but is in rax",
+        ],
+    );
+}
+
+/// The loop on x86: the comparison writes the flags, the branch reads
+/// them; `add` and `inc` are two-address.
+#[test]
+fn x86_loop() {
+    let mut code = compile(
+        "int sum=0; for(int i=0;i<arg;i++) sum+=i; return sum;",
+        "x86_64_v2",
+    );
+    let main = fun(&code, "main");
+    let (arg, sum, i) = (
+        node(&code, "arg"),
+        node(&code, "Phi_sum"),
+        node(&code, "Phi_i"),
+    );
+    let (add, inc, cmp) = (node(&code, "add"), node(&code, "inc"), node(&code, "cmp"));
+    let zero = code.graph.in_(sum, 1);
+    let ret = node(&code, "ret");
+    let exit = code.graph.in_(ret, 0);
+    let zero_copy = split(&mut code, zero, main, usize::MAX);
+    let out = split(&mut code, sum, exit, usize::MAX);
+    code.graph.set_def(ret, 2, Some(out));
+    let fixed = [
+        (arg, reg(RDI)),
+        (zero, reg(RCX)),
+        (zero_copy, reg(RDX)),
+        (sum, reg(RCX)),
+        (i, reg(RDX)),
+        (add, reg(RCX)),
+        (inc, reg(RDX)),
+        (cmp, reg(FLAGS)),
+        (out, reg(RAX)),
+    ];
+    let alloc = hand(&code, &X86_POOL, &fixed);
+    accepted(&code, &alloc);
+    // The sum's add into rsi: not its first operand's register.
+    let mut wrong = alloc.clone();
+    wrong.loc.insert(add, reg(6));
+    refused(&code, &wrong, &["add", "two-address", "rcx, but is in rsi"]);
+    // The comparison's result in a general register: it writes the flags.
+    let mut wrong = alloc.clone();
+    wrong.loc.insert(cmp, reg(RAX));
+    refused(
+        &code,
+        &wrong,
+        &["cmp", "its result is in rax, not in its mask {flags}"],
+    );
+}
