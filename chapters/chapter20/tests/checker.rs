@@ -589,3 +589,196 @@ fn x86_loop() {
         &["cmp", "its result is in rax, not in its mask {flags}"],
     );
 }
+
+/// A New on RISC-V: `calloc` takes the size in a1 and gives the object
+/// in a0, and destroys every caller-saved register, so `arg`, stored
+/// into the object after it, waits in s1.
+#[test]
+fn new_calls_calloc() {
+    let mut code = compile(
+        "struct S{int x;}; S !s = new S; s.x = arg; return s;",
+        "riscv",
+    );
+    let main = fun(&code, "main");
+    let (arg, store, size) = (node(&code, "arg"), node(&code, "st8"), node(&code, "#8"));
+    let ptr = node(&code, "S");
+    let keep = split(&mut code, arg, main, 0);
+    assert_eq!(code.graph.input(store, 3), Some(arg));
+    code.graph.set_def(store, 3, Some(keep));
+    let fixed = [
+        (arg, reg(A0)),
+        (keep, reg(S1)),
+        (size, reg(11)),
+        (ptr, reg(A0)),
+    ];
+    let mut alloc = hand(&code, &RV_POOL, &fixed);
+    alloc.frames.get_mut(&main).unwrap().callee_saved = RegMask::of(S1);
+    accepted(&code, &alloc);
+    // The object's pointer comes back in a0, nowhere else.
+    let mut wrong = alloc.clone();
+    wrong.loc.insert(ptr, reg(T0));
+    refused(
+        &code,
+        &wrong,
+        &["(S)", "the projection is in t0, not in its mask {a0}"],
+    );
+    // `arg` kept in t0: `calloc` may change it.
+    let mut wrong = alloc.clone();
+    wrong.loc.insert(keep, reg(T0));
+    refused(
+        &code,
+        &wrong,
+        &["st8", "input 3", "from t0", "(alloc) clobbered"],
+    );
+    // The size in a0.
+    let mut wrong = alloc;
+    wrong.loc.insert(size, reg(T1));
+    refused(
+        &code,
+        &wrong,
+        &["alloc", "input 1 is in t1, not in its mask {a1}"],
+    );
+}
+
+/// A function of nine arguments on RISC-V: the ninth goes on the stack.
+/// Each call's arguments are copied where the convention wants them
+/// (a1-a7, and the outgoing stack argument 0) right before the call; the
+/// callee reloads its ninth parameter from the incoming stack argument 0.
+struct Stack {
+    code: CodeGen,
+    alloc: Allocation,
+    /// The copies to the outgoing stack argument, one per call.
+    out: Vec<NodeId>,
+    /// f's ninth parameter.
+    ninth: NodeId,
+}
+
+fn rv_stack_args() -> Stack {
+    let mut code = compile(
+        "val f={int a,int b,int c,int d,int e,int f2,int g,int h,int i->a+i;}; \
+         return f(arg,arg,arg,arg,arg,arg,arg,arg,arg) + f(1,1,1,1,1,1,1,1,1);",
+        "riscv",
+    );
+    let (main, f) = (fun(&code, "main"), fun(&code, "f"));
+    let mut fixed: Vec<(NodeId, Loc)> = Vec::new();
+    let mut out = Vec::new();
+    for call in nodes(&code, "call") {
+        let blk = code.graph.in_(call, 0);
+        let first = code.graph.in_(call, 2);
+        fixed.push((first, reg(A0)));
+        for i in 3..=10 {
+            let x = code.graph.in_(call, i);
+            let s = split(&mut code, x, blk, usize::MAX);
+            code.graph.set_def(call, i, Some(s));
+            if i == 10 {
+                fixed.push((s, Loc::OutArg(0)));
+                out.push(s);
+            } else {
+                fixed.push((s, reg(A0 + (i as u8 - 2))));
+            }
+        }
+    }
+    // The first call's result waits in s1 through the second call.
+    let sum = nodes(&code, "add")
+        .into_iter()
+        .find(|&n| code.graph.in_(n, 0) != f)
+        .unwrap();
+    let first_result = code.graph.in_(sum, 2);
+    let result_block = block(&code.graph, first_result).unwrap();
+    let keep = split(&mut code, first_result, result_block, usize::MAX);
+    code.graph.set_def(sum, 2, Some(keep));
+    fixed.push((keep, reg(S1)));
+    // f: `a` in a0, `i` on the stack, reloaded into t0.
+    let fsum = nodes(&code, "add")
+        .into_iter()
+        .find(|&n| code.graph.in_(n, 0) == f)
+        .unwrap();
+    let ninth = node(&code, "i");
+    assert_eq!(code.graph.input(fsum, 1), Some(ninth));
+    let reload = split(&mut code, ninth, f, 0);
+    code.graph.set_def(fsum, 1, Some(reload));
+    fixed.push((ninth, Loc::InArg(0)));
+    fixed.push((reload, reg(T0)));
+    // Everything else (main's `arg`, the results, the sums, `a`) in a0.
+    for n in values(&code) {
+        if !fixed.iter().any(|&(m, _)| m == n) {
+            fixed.push((n, reg(A0)));
+        }
+    }
+    let mut alloc = hand(&code, &RV_POOL, &fixed);
+    let frame = alloc.frames.get_mut(&main).unwrap();
+    frame.callee_saved = RegMask::of(S1);
+    frame.out_args = 1;
+    Stack {
+        code,
+        alloc,
+        out,
+        ninth,
+    }
+}
+
+#[test]
+fn accepts_stack_arguments() {
+    let s = rv_stack_args();
+    accepted(&s.code, &s.alloc);
+}
+
+#[test]
+fn refuses_misplaced_stack_arguments() {
+    // A stack argument in the wrong outgoing slot.
+    let mut s = rv_stack_args();
+    s.alloc.loc.insert(s.out[0], Loc::OutArg(1));
+    s.alloc.frames.values_mut().for_each(|f| f.out_args = 2);
+    refused(
+        &s.code,
+        &s.alloc,
+        &[
+            "(call)",
+            "stack argument 0 (input 10",
+            "must be a split at outgoing stack argument 0",
+        ],
+    );
+    // No room for it in the frame.
+    let mut s = rv_stack_args();
+    s.alloc.frames.values_mut().for_each(|f| f.out_args = 0);
+    refused(
+        &s.code,
+        &s.alloc,
+        &["outgoing stack argument 0 is outside the frame"],
+    );
+    // The callee's ninth parameter where the caller did not put it.
+    let mut s = rv_stack_args();
+    s.alloc.loc.insert(s.ninth, Loc::InArg(1));
+    let e = refused(
+        &s.code,
+        &s.alloc,
+        &["function f", "(i)", "incoming stack argument 1"],
+    );
+    assert!(
+        e.contains("outside the frame") || e.contains("is passed as incoming stack argument 0"),
+        "{e}"
+    );
+    // The second call's copy to its stack argument left out of the
+    // schedule: what the first call's copy left there is the callee's
+    // once the call is made, gone.
+    let mut s = rv_stack_args();
+    let blk = block(&s.code.graph, s.out[1]).unwrap();
+    s.code
+        .local
+        .as_mut()
+        .unwrap()
+        .get_mut(&blk)
+        .unwrap()
+        .retain(|&n| n != s.out[1]);
+    refused(
+        &s.code,
+        &s.alloc,
+        &[
+            "(call)",
+            "input 10 reads",
+            "from outgoing stack argument 0",
+            "holds what node",
+            "(call) clobbered",
+        ],
+    );
+}
