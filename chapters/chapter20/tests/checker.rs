@@ -99,6 +99,10 @@ fn values(code: &CodeGen) -> Vec<NodeId> {
             let valued = g.ty_opt(n).is_some_and(|t| is_value(&g.types, t));
             match (mach(g, n), g.role(n)) {
                 (Some(m), _) if m.op == Op::Split => true,
+                // ARM's return address is a value, in x30.
+                (Some(m), NodeKind::Phi { .. }) => {
+                    valued || cpu::out_mask(target, g, n, m).is_some()
+                }
                 (_, NodeKind::Phi { .. }) => valued,
                 (_, NodeKind::Proj { .. }) => {
                     valued && !matches!(g.role(g.in_(n, 0)), NodeKind::Start { .. })
@@ -779,6 +783,57 @@ fn refuses_misplaced_stack_arguments() {
             "from outgoing stack argument 0",
             "holds what node",
             "(call) clobbered",
+        ],
+    );
+}
+
+/// ARM: the return address is a value too, in x30, which `ret` reads;
+/// a call destroys it, so a function that calls keeps it elsewhere.
+#[test]
+fn arm_return_address() {
+    const X0: u8 = 0;
+    const X19: u8 = 19;
+    const X30: u8 = 30;
+    const ARM_POOL: [u8; 4] = [9, 10, 11, 12];
+    let code = compile("return arg+1;", "arm");
+    let (arg, rpc) = (node(&code, "arg"), node(&code, "$rpc"));
+    let sum = code.graph.in_(node(&code, "ret"), 2);
+    let fixed = [(arg, reg(X0)), (sum, reg(X0)), (rpc, reg(X30))];
+    accepted(&code, &hand(&code, &ARM_POOL, &fixed));
+    let fixed = [(arg, reg(X0)), (sum, reg(X0)), (rpc, reg(X19))];
+    refused(
+        &code,
+        &hand(&code, &ARM_POOL, &fixed),
+        &["$rpc", "the parameter is in x19, not in its mask {x30}"],
+    );
+    // A value in x30 while the return address is still to be read.
+    let code = compile("return (arg+1)*(arg+2);", "arm");
+    let (arg, rpc) = (node(&code, "arg"), node(&code, "$rpc"));
+    let mul = code.graph.in_(node(&code, "ret"), 2);
+    let (x, y) = (code.graph.in_(mul, 1), code.graph.in_(mul, 2));
+    let fixed = [
+        (arg, reg(X0)),
+        (mul, reg(X0)),
+        (rpc, reg(X30)),
+        (x, reg(9)),
+        (y, reg(10)),
+    ];
+    accepted(&code, &hand(&code, &ARM_POOL, &fixed));
+    let fixed = [
+        (arg, reg(X0)),
+        (mul, reg(X0)),
+        (rpc, reg(X30)),
+        (x, reg(X30)),
+        (y, reg(10)),
+    ];
+    refused(
+        &code,
+        &hand(&code, &ARM_POOL, &fixed),
+        &[
+            "(ret)",
+            "input 3 reads node",
+            "($rpc) from x30",
+            "but holds the value of node",
         ],
     );
 }

@@ -31,6 +31,13 @@
 //! caller-saved is live across a call, that copies and phi moves are
 //! where they must be.
 //!
+//! A node names its value on every trip around a loop, so a copy made on
+//! an earlier trip carries the same name as the value of this one. That
+//! cannot fool the checker: every path from the function's entry, where
+//! nothing holds the node yet, meets the paths around the loop, so a
+//! location holds the node at a use only if every path from the node's
+//! latest definition wrote it there.
+//!
 //! Besides the dataflow it checks what each node alone must satisfy:
 //! every value has a location; a result's register is in the operation's
 //! output mask (for a phi or a split: in its value's register bank; for a
