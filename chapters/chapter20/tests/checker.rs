@@ -216,6 +216,13 @@ fn refuses_a_result_outside_its_mask() {
     );
     let alloc = hand(&code, &RV_POOL, &[(arg, reg(A0)), (or, reg(FA1))]);
     refused(&code, &alloc, &["ori", "its result is in fa1"]);
+    // Nor a register the CPU has not.
+    let alloc = hand(&code, &RV_POOL, &[(arg, reg(A0)), (or, reg(200))]);
+    refused(
+        &code,
+        &alloc,
+        &["ori", "its result is in register 200 (which riscv has not)"],
+    );
 }
 
 #[test]

@@ -167,6 +167,20 @@ fn reg_name(t: Target, r: u8) -> &'static str {
     }
 }
 
+/// How many registers the CPU has (numbered from 0).
+fn reg_count(t: Target) -> usize {
+    match t.cpu {
+        Cpu::X86_64 => cpu::x86_64::REGS.len(),
+        Cpu::Riscv => cpu::riscv::REGS.len(),
+        Cpu::Arm => cpu::arm::REGS.len(),
+    }
+}
+
+/// Register `r` is in `mask` (a number past any mask is in none).
+fn has(mask: RegMask, r: u8) -> bool {
+    r < 128 && mask.contains(r)
+}
+
 fn regs_of(mask: RegMask) -> impl Iterator<Item = u8> {
     (0u8..128).filter(move |&r| mask.contains(r))
 }
@@ -458,7 +472,10 @@ impl<'a> FunChecker<'a> {
 
     fn loc_name(&self, l: Loc) -> String {
         match l {
-            Loc::Reg(r) => reg_name(self.target, r).to_string(),
+            Loc::Reg(r) if usize::from(r) < reg_count(self.target) => {
+                reg_name(self.target, r).to_string()
+            }
+            Loc::Reg(r) => format!("register {r} (which {} has not)", self.target.cpu.name()),
             Loc::Slot(s) => format!("stack slot {s}"),
             Loc::InArg(k) => format!("incoming stack argument {k}"),
             Loc::OutArg(k) => format!("outgoing stack argument {k}"),
@@ -561,7 +578,7 @@ impl<'a> FunChecker<'a> {
         what: &str,
     ) -> Result<(), String> {
         match l {
-            Loc::Reg(r) if mask.contains(r) => Ok(()),
+            Loc::Reg(r) if has(mask, r) => Ok(()),
             _ => Err(self.err(
                 b,
                 n,
@@ -977,7 +994,7 @@ impl<'a> FunChecker<'a> {
                     continue;
                 }
                 if let Some(&Loc::Reg(r)) = self.alloc.loc.get(&n) {
-                    if saved.contains(r) && !self.frame.callee_saved.contains(r) {
+                    if has(saved, r) && !has(self.frame.callee_saved, r) {
                         return Err(self.err(
                             blk.head,
                             n,
