@@ -844,3 +844,56 @@ fn arm_return_address() {
         ],
     );
 }
+
+/// x86 division: the dividend in rax, the quotient back in rax, and rdx
+/// (and the flags) destroyed, so `arg`, wanted after it, waits elsewhere.
+#[test]
+fn x86_division_clobbers_rdx() {
+    let mut code = compile("return arg / 7 + arg;", "x86_64_v2");
+    let g = &code.graph;
+    let div = g
+        .ids()
+        .find(|&n| {
+            !g.is_dead(n) && matches!(mach(g, n).map(|m| m.op), Some(Op::Div | Op::DivTotal))
+        })
+        .expect("a division");
+    let (arg, ret, main) = (node(&code, "arg"), node(&code, "ret"), fun(&code, "main"));
+    let seven = g.in_(div, 2);
+    let sum = g.in_(ret, 2);
+    assert_eq!((g.input(div, 1), g.input(sum, 1)), (Some(arg), Some(arg)));
+    // Before the division: `arg` copied to rax for it, and to a register
+    // the sum can use after it.
+    let at = code.local.as_ref().unwrap()[&main]
+        .iter()
+        .position(|&n| n == div)
+        .unwrap();
+    let dividend = split(&mut code, arg, main, at);
+    let keep = split(&mut code, arg, main, at);
+    code.graph.set_def(div, 1, Some(dividend));
+    code.graph.set_def(sum, 1, Some(keep));
+    let out = split(&mut code, sum, main, usize::MAX);
+    code.graph.set_def(ret, 2, Some(out));
+    let fixed = |kept: u8| {
+        [
+            (arg, reg(RDI)),
+            (dividend, reg(RAX)),
+            (keep, reg(kept)),
+            (seven, reg(RCX)),
+            (div, reg(RAX)),
+            (sum, reg(kept)),
+            (out, reg(RAX)),
+        ]
+    };
+    accepted(&code, &hand(&code, &X86_POOL, &fixed(6)));
+    let e = refused(
+        &code,
+        &hand(&code, &X86_POOL, &fixed(RDX)),
+        &[
+            "input 1 reads node",
+            "from rdx",
+            "holds what node",
+            "clobbered",
+        ],
+    );
+    assert!(e.contains(&format!("node {} (", div.nid())), "{e}");
+}
