@@ -50,9 +50,23 @@
 //! callee-saved register a function writes is in its frame's
 //! `callee_saved`.
 //!
+//! Calls (and New, which calls `calloc`) also clobber every outgoing
+//! stack argument: that area is the callee's once it is called.
+//!
 //! What it does not check: the return address (except on ARM, where it
-//! is a value in `x30`), the prologue and epilogue themselves, and
-//! anything about memory contents other than stack-held values.
+//! is a value in `x30`), the prologue and epilogue themselves (that the
+//! frame's `callee_saved` is enough is all it proves of callee-saved
+//! registers), and memory other than the stack-held values. It trusts
+//! the CPU's tables: what `in_mask`, `out_mask`, `kill_mask` and
+//! `two_address` say an instruction reads, writes and destroys is what
+//! it does (so, for example, an x86 `add` between a `cmp` and its `jcc`
+//! would pass, as x86's `kill_mask` does not list the flags for it; the
+//! local schedule keeps a comparison next to its user). It reports the
+//! first problem it finds, in the order the blocks are run.
+//!
+//! Two entry points: [`check`] takes the graph, the local schedule and
+//! the target; [`check_code`] takes them from a [`CodeGen`] that has been
+//! through `local_sched` (and the allocator, which rewrites both).
 
 use super::{Allocation, Frame, Loc};
 use crate::codegen::CodeGen;
@@ -838,7 +852,9 @@ impl<'a> FunChecker<'a> {
             let from = ensure!(self.loc(b, n, x));
             let to = ensure!(self.check_def(b, n, Def::Split));
             if let Some(from) = from {
-                ensure!(self.check_use(state, b, n, 1, x, from));
+                if report {
+                    ensure!(self.check_use(state, b, n, 1, x, from));
+                }
                 if let Some(to) = to {
                     if !matches!(from, Loc::Reg(_)) && !matches!(to, Loc::Reg(_)) {
                         ensure!(Err::<(), String>(self.err(
@@ -869,7 +885,9 @@ impl<'a> FunChecker<'a> {
                     Some(mask) => {
                         if let Some(l) = ensure!(self.loc(b, n, x)) {
                             ensure!(self.reg_in(b, n, l, mask, &format!("input {i}")));
-                            ensure!(self.check_use(state, b, n, i, x, l));
+                            if report {
+                                ensure!(self.check_use(state, b, n, i, x, l));
+                            }
                         }
                     }
                     None if call && i >= 2 && has_value_type(g, x) => {
@@ -890,7 +908,9 @@ impl<'a> FunChecker<'a> {
                             )));
                         } else {
                             ensure!(self.in_frame(b, n, want));
-                            ensure!(self.check_use(state, b, n, i, x, want));
+                            if report {
+                                ensure!(self.check_use(state, b, n, i, x, want));
+                            }
                         }
                     }
                     None => {}
