@@ -897,3 +897,48 @@ fn x86_division_clobbers_rdx() {
     );
     assert!(e.contains(&format!("node {} (", div.nid())), "{e}");
 }
+
+#[test]
+fn refuses_phis_sharing_a_register() {
+    // Both phis in t1: on entry both take 0 (t1 holds it), but they are
+    // two values from then on.
+    let mut l = rv_loop();
+    let i = node(&l.code, "Phi_i");
+    l.alloc.loc.insert(i, reg(T1));
+    refused(
+        &l.code,
+        &l.alloc,
+        &[
+            "block L",
+            "(Phi_i): shares t1 with node",
+            "(Phi_sum), which enters the block at the same time",
+        ],
+    );
+}
+
+#[test]
+fn refuses_a_value_on_one_path_only() {
+    // The loop's test reads a copy of `arg` made at the end of the body:
+    // on the first trip nothing made it.
+    let mut l = rv_loop();
+    let (arg, test) = (node(&l.code, "arg"), node(&l.code, "b<"));
+    let body = l.code.graph.in_(l.add, 0);
+    assert_eq!(l.code.graph.input(test, 2), Some(arg));
+    let copy = split(&mut l.code, arg, body, usize::MAX);
+    l.code.graph.set_def(test, 2, Some(copy));
+    l.alloc.loc.insert(copy, reg(T0));
+    refused(
+        &l.code,
+        &l.alloc,
+        &[
+            "(b<): input 2 reads node",
+            "from t0",
+            "holds different values on different paths into the block",
+        ],
+    );
+    // Made before the loop too (in the same register), it is sound.
+    let main = fun(&l.code, "main");
+    let first = split(&mut l.code, arg, main, 0);
+    l.alloc.loc.insert(first, reg(T0));
+    accepted(&l.code, &l.alloc);
+}
