@@ -942,3 +942,82 @@ fn refuses_a_value_on_one_path_only() {
     l.alloc.loc.insert(first, reg(T0));
     accepted(&l.code, &l.alloc);
 }
+
+/// Whatever the allocation, the checker answers: no location at all,
+/// locations drawn at random (registers, slots, stack arguments, numbers
+/// past the CPU's registers), on programs with floats, branches, loops,
+/// calls, function pointers and objects, for every target. It never
+/// panics, and it never accepts a random allocation of a program that
+/// has values.
+#[test]
+fn never_panics() {
+    let programs = [
+        "return arg + 2.0;",
+        "int x = arg/3; return arg+x*4+7;",
+        "int a=arg+1; int b=arg+2; if( arg==1 ) b=b+a; else a=b+1; return a+b;",
+        "int sum=0; for(int i=0;i<arg;i++) for(int j=0;j<i;j++) sum+=i*j; return sum;",
+        "val f={int x->x*2;}; return f(f(arg))+arg;",
+        "val f={int a,int b,int c,int d,int e,int f2,int g,int h,int i->a+i;}; \
+         return f(arg,arg,arg,arg,arg,arg,arg,arg,arg) + f(1,1,1,1,1,1,1,1,1);",
+        "val f={flt x->x*2.0;}; return f(arg*1.0)+f(1.5);",
+        "val sq={int x->x*x;}; val dbl={int x->x+x;}; var g = arg ? sq : dbl; return g(arg)+g(3);",
+        "struct S{int x; flt y;}; S !s = new S; s.x = arg; s.y = arg*0.5; return s;",
+        "int[] !a = new int[arg+1]; for(int i=0;i<a#;i++) a[i]=i*i; return a[arg];",
+        "while(1) { arg = arg + 1; if (arg > 10) break; } return arg;",
+    ];
+    let targets = [
+        ("riscv", "SystemV"),
+        ("arm", "SystemV"),
+        ("x86_64_v2", "SystemV"),
+        ("x86_64_v2", "Win64"),
+    ];
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for src in programs {
+        for (cpu, abi) in targets {
+            let mut code = CodeGen::new(src);
+            code.parse()
+                .and_then(|c| c.opto())
+                .and_then(|c| c.type_check())
+                .and_then(|c| c.inst_select(cpu, abi))
+                .and_then(|c| c.legalize())
+                .and_then(|c| c.gcm())
+                .and_then(|c| c.local_sched())
+                .unwrap_or_else(|e| panic!("{src:?} {cpu}: {e:?}"));
+            let empty = Allocation::default();
+            assert!(check_code(&code, &empty).is_err(), "{src:?} {cpu}");
+            for _ in 0..20 {
+                let mut alloc = Allocation::default();
+                for f in funs(&code) {
+                    alloc.frames.insert(f, Frame::default());
+                }
+                for n in values(&code) {
+                    let r = next();
+                    let l = match r % 8 {
+                        0 => Loc::Slot((r >> 8) as u32 % 3),
+                        1 => Loc::InArg((r >> 8) as u32 % 2),
+                        2 => Loc::OutArg((r >> 8) as u32 % 2),
+                        3 => Loc::Reg((r >> 8) as u8),
+                        _ => Loc::Reg((r >> 8) as u8 % 40),
+                    };
+                    alloc.loc.insert(n, l);
+                }
+                for f in alloc.frames.values_mut() {
+                    f.slots = (next() % 4) as u32;
+                    f.out_args = (next() % 2) as u32;
+                    f.callee_saved = RegMask(u128::from(next()));
+                }
+                let result = check_code(&code, &alloc);
+                assert!(
+                    result.is_err() || values(&code).is_empty(),
+                    "{src:?} {cpu}: a random allocation accepted"
+                );
+            }
+        }
+    }
+}
