@@ -11,7 +11,7 @@ use chapter20::cpu;
 use chapter20::gcm::block;
 use chapter20::graph::NodeId;
 use chapter20::mach::select::is_value;
-use chapter20::mach::{add_mach, mach, LType, Mach, Op, RegMask};
+use chapter20::mach::{add_mach, mach, Cpu, LType, Mach, Op, RegMask, Target};
 use chapter20::regalloc::checker::check_code;
 use chapter20::regalloc::{Allocation, Frame, Loc};
 use chapter20::{CodeGen, NodeKind};
@@ -74,13 +74,7 @@ fn fun(code: &CodeGen, name: &str) -> NodeId {
 /// A split (copy) of `x` put into block `blk`'s local order at `pos`
 /// (past the end: last).
 fn split(code: &mut CodeGen, x: NodeId, blk: NodeId, pos: usize) -> NodeId {
-    let ty = code.graph.ty(x);
-    let s = add_mach(
-        &mut code.graph,
-        Mach::new(NodeKind::ReadOnly, Op::Split, LType::S64),
-        &[Some(blk), Some(x)],
-        ty,
-    );
+    let s = mk_split(code, x, blk);
     let list = code.local.as_mut().unwrap().entry(blk).or_default();
     let pos = pos.min(list.len());
     list.insert(pos, s);
@@ -943,6 +937,29 @@ fn refuses_a_value_on_one_path_only() {
     accepted(&l.code, &l.alloc);
 }
 
+/// Programs of every kind, for the tests that take any program.
+const PROGRAMS: [&str; 11] = [
+    "return arg + 2.0;",
+    "int x = arg/3; return arg+x*4+7;",
+    "int a=arg+1; int b=arg+2; if( arg==1 ) b=b+a; else a=b+1; return a+b;",
+    "int sum=0; for(int i=0;i<arg;i++) for(int j=0;j<i;j++) sum+=i*j; return sum;",
+    "val f={int x->x*2;}; return f(f(arg))+arg;",
+    "val f={int a,int b,int c,int d,int e,int f2,int g,int h,int i->a+i;}; \
+         return f(arg,arg,arg,arg,arg,arg,arg,arg,arg) + f(1,1,1,1,1,1,1,1,1);",
+    "val f={flt x->x*2.0;}; return f(arg*1.0)+f(1.5);",
+    "val sq={int x->x*x;}; val dbl={int x->x+x;}; var g = arg ? sq : dbl; return g(arg)+g(3);",
+    "struct S{int x; flt y;}; S !s = new S; s.x = arg; s.y = arg*0.5; return s;",
+    "int[] !a = new int[arg+1]; for(int i=0;i<a#;i++) a[i]=i*i; return a[arg];",
+    "while(1) { arg = arg + 1; if (arg > 10) break; } return arg;",
+];
+
+const TARGETS: [(&str, &str); 4] = [
+    ("riscv", "SystemV"),
+    ("arm", "SystemV"),
+    ("x86_64_v2", "SystemV"),
+    ("x86_64_v2", "Win64"),
+];
+
 /// Whatever the allocation, the checker answers: no location at all,
 /// locations drawn at random (registers, slots, stack arguments, numbers
 /// past the CPU's registers), on programs with floats, branches, loops,
@@ -951,26 +968,6 @@ fn refuses_a_value_on_one_path_only() {
 /// has values.
 #[test]
 fn never_panics() {
-    let programs = [
-        "return arg + 2.0;",
-        "int x = arg/3; return arg+x*4+7;",
-        "int a=arg+1; int b=arg+2; if( arg==1 ) b=b+a; else a=b+1; return a+b;",
-        "int sum=0; for(int i=0;i<arg;i++) for(int j=0;j<i;j++) sum+=i*j; return sum;",
-        "val f={int x->x*2;}; return f(f(arg))+arg;",
-        "val f={int a,int b,int c,int d,int e,int f2,int g,int h,int i->a+i;}; \
-         return f(arg,arg,arg,arg,arg,arg,arg,arg,arg) + f(1,1,1,1,1,1,1,1,1);",
-        "val f={flt x->x*2.0;}; return f(arg*1.0)+f(1.5);",
-        "val sq={int x->x*x;}; val dbl={int x->x+x;}; var g = arg ? sq : dbl; return g(arg)+g(3);",
-        "struct S{int x; flt y;}; S !s = new S; s.x = arg; s.y = arg*0.5; return s;",
-        "int[] !a = new int[arg+1]; for(int i=0;i<a#;i++) a[i]=i*i; return a[arg];",
-        "while(1) { arg = arg + 1; if (arg > 10) break; } return arg;",
-    ];
-    let targets = [
-        ("riscv", "SystemV"),
-        ("arm", "SystemV"),
-        ("x86_64_v2", "SystemV"),
-        ("x86_64_v2", "Win64"),
-    ];
     let mut seed = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
         seed ^= seed << 13;
@@ -978,8 +975,8 @@ fn never_panics() {
         seed ^= seed << 17;
         seed
     };
-    for src in programs {
-        for (cpu, abi) in targets {
+    for src in PROGRAMS {
+        for (cpu, abi) in TARGETS {
             let mut code = CodeGen::new(src);
             code.parse()
                 .and_then(|c| c.opto())
@@ -1018,6 +1015,476 @@ fn never_panics() {
                     "{src:?} {cpu}: a random allocation accepted"
                 );
             }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// A sound allocation of any program: every value is stored to a slot of
+// its own right after it is made, and loaded into a register right before
+// each instruction that reads it. Nothing but an instruction's operands
+// and result is ever in a register (besides the flags, which go straight
+// from a comparison to its user), so any program gets one; the checker
+// must accept them all.
+
+fn t_bank(t: Target, lt: LType) -> RegMask {
+    match t.cpu {
+        Cpu::X86_64 => cpu::x86_64::bank(lt),
+        Cpu::Riscv => cpu::riscv::bank(lt),
+        Cpu::Arm => cpu::arm::bank(lt),
+    }
+}
+
+fn t_callee_saved(t: Target) -> RegMask {
+    match t.cpu {
+        Cpu::X86_64 => cpu::x86_64::WRITABLE
+            .or(cpu::x86_64::XMMS)
+            .without(cpu::x86_64::caller_saved(t.abi)),
+        Cpu::Riscv => cpu::riscv::callee_saved(),
+        Cpu::Arm => cpu::arm::CALLEE_SAVED,
+    }
+}
+
+fn t_two_address(t: Target, m: &Mach) -> Option<usize> {
+    match t.cpu {
+        Cpu::X86_64 => cpu::x86_64::ops::two_address(m),
+        Cpu::Riscv => cpu::riscv::ops::two_address(m),
+        Cpu::Arm => cpu::arm::ops::two_address(m),
+    }
+}
+
+fn t_arg_masks(t: Target, kinds: &[LType]) -> Vec<Option<RegMask>> {
+    match t.cpu {
+        Cpu::X86_64 => cpu::x86_64::arg_masks(t.abi, kinds),
+        Cpu::Riscv => cpu::riscv::arg_masks(kinds),
+        Cpu::Arm => cpu::arm::arg_masks(kinds),
+    }
+}
+
+fn t_ret_mask(t: Target, lt: LType) -> RegMask {
+    match t.cpu {
+        Cpu::X86_64 => cpu::x86_64::ret_mask(lt),
+        Cpu::Riscv => cpu::riscv::ret_mask(lt),
+        Cpu::Arm => cpu::arm::ret_mask(lt),
+    }
+}
+
+fn lt_of(code: &CodeGen, n: NodeId) -> LType {
+    let g = &code.graph;
+    g.ty_opt(n)
+        .map_or(LType::S64, |t| chapter20::mach::select::ltype(&g.types, t))
+}
+
+/// The first register of `mask` not in `used`, not callee-saved if that
+/// can be.
+fn pick(t: Target, mask: RegMask, used: RegMask) -> u8 {
+    let free = mask.without(used);
+    free.without(t_callee_saved(t))
+        .first()
+        .or(free.first())
+        .unwrap_or_else(|| panic!("no register left in {mask:?}"))
+}
+
+/// The control nodes that end block `head` (as the checker walks them).
+fn enders(code: &CodeGen, head: NodeId) -> Vec<NodeId> {
+    let g = &code.graph;
+    let mut out = Vec::new();
+    let mut c = head;
+    loop {
+        if matches!(g.role(c), NodeKind::Return) {
+            break;
+        }
+        let next = g
+            .outputs(c)
+            .iter()
+            .copied()
+            .filter(|&u| {
+                chapter20::node::is_cfg(g, u)
+                    && !g.is_dead(u)
+                    && !chapter20::gcm::is_block_head(g, u)
+            })
+            .min();
+        match next {
+            Some(u) => {
+                out.push(u);
+                c = u;
+            }
+            None => break,
+        }
+    }
+    out
+}
+
+/// A split of `x` in block `blk` (not scheduled). Its low-level type is
+/// the value's: ARM reads an operand's bank from it.
+fn mk_split(code: &mut CodeGen, x: NodeId, blk: NodeId) -> NodeId {
+    let ty = code.graph.ty(x);
+    let lt = match mach(&code.graph, x) {
+        Some(m) => m.ty[0],
+        None => lt_of(code, x),
+    };
+    add_mach(
+        &mut code.graph,
+        Mach::new(NodeKind::ReadOnly, Op::Split, lt),
+        &[Some(blk), Some(x)],
+        ty,
+    )
+}
+
+fn spill_everything(code: &mut CodeGen) -> Allocation {
+    let t = code.target.unwrap();
+    let regs = t_bank(t, LType::S64).or(t_bank(t, LType::F64));
+    let vals = values(code);
+    let mut alloc = Allocation::default();
+    for f in funs(code) {
+        alloc.frames.insert(f, Frame::default());
+    }
+    // Where each value is made.
+    let mut slots: std::collections::HashMap<NodeId, u32> = Default::default();
+    let heads: Vec<NodeId> = {
+        let mut h: Vec<NodeId> = code.local.as_ref().unwrap().keys().copied().collect();
+        h.retain(|&b| b != code.graph.start() && !matches!(code.graph.role(b), NodeKind::Stop));
+        h.sort();
+        h
+    };
+    let fun_of = |code: &CodeGen, mut b: NodeId| -> NodeId {
+        let g = &code.graph;
+        for _ in 0..g.len() {
+            if matches!(g.role(b), NodeKind::Fun { .. }) {
+                return b;
+            }
+            b = if matches!(g.role(b), NodeKind::Region | NodeKind::Loop) {
+                g.in_(b, 1)
+            } else {
+                g.in_(b, 0)
+            };
+        }
+        panic!("no function above {}", b.nid())
+    };
+    // Phis: registers of their own in their block; parameters: where the
+    // convention passes them.
+    for &b in &heads {
+        let g = &code.graph;
+        let mut used = RegMask::EMPTY;
+        let mut phis: Vec<NodeId> = g
+            .outputs(b)
+            .iter()
+            .copied()
+            .filter(|p| {
+                vals.contains(p)
+                    && matches!(g.role(*p), NodeKind::Phi { .. })
+                    && g.input(*p, 0) == Some(b)
+            })
+            .collect();
+        phis.sort();
+        phis.dedup();
+        for p in phis {
+            let l = match (g.role(p), mach(g, p)) {
+                (
+                    NodeKind::Phi {
+                        parm: Some(idx), ..
+                    },
+                    Some(m),
+                ) => match cpu::out_mask(t, g, p, m) {
+                    Some(mask) => Loc::Reg(mask.first().unwrap()),
+                    None => {
+                        let NodeKind::Fun { sig, .. } = *g.role(b) else {
+                            panic!()
+                        };
+                        let (args, _, _) = g.types.fun_parts(sig).unwrap();
+                        let kinds: Vec<LType> = g
+                            .types
+                            .tuple_elems(args)
+                            .iter()
+                            .map(|&ty| chapter20::mach::select::ltype(&g.types, ty))
+                            .collect();
+                        let masks = t_arg_masks(t, &kinds);
+                        let i = *idx as usize - 2;
+                        match masks[i] {
+                            Some(mask) => Loc::Reg(mask.first().unwrap()),
+                            None => {
+                                Loc::InArg(masks[..i].iter().filter(|m| m.is_none()).count() as u32)
+                            }
+                        }
+                    }
+                },
+                _ => {
+                    let r = pick(t, t_bank(t, lt_of(code, p)), used);
+                    used = used.or(RegMask::of(r));
+                    Loc::Reg(r)
+                }
+            };
+            alloc.loc.insert(p, l);
+        }
+    }
+    let mut out_args: std::collections::HashMap<NodeId, u32> = Default::default();
+    let mut spill_of: std::collections::HashMap<NodeId, NodeId> = Default::default();
+    // Pass 1: the store (spill) of every value, so that pass 2 finds it
+    // whatever order it takes the blocks in.
+    for &b in &heads {
+        let list = code
+            .local
+            .as_ref()
+            .unwrap()
+            .get(&b)
+            .cloned()
+            .unwrap_or_default();
+        let mut defs: Vec<NodeId> = code
+            .graph
+            .outputs(b)
+            .iter()
+            .copied()
+            .filter(|p| {
+                alloc.loc.contains_key(p)
+                    && matches!(code.graph.role(*p), NodeKind::Phi { .. })
+                    && code.graph.input(*p, 0) == Some(b)
+            })
+            .collect();
+        defs.sort();
+        defs.dedup();
+        defs.extend(list.iter().copied().filter(|n| vals.contains(n)));
+        for v in defs {
+            if matches!(alloc.loc.get(&v), Some(Loc::InArg(_))) {
+                continue;
+            }
+            let flags = match code.graph.kind(v) {
+                NodeKind::Mach(m) => cpu::out_mask(t, &code.graph, v, m)
+                    .is_some_and(|mask| mask.without(regs) == mask),
+                _ => false,
+            };
+            if flags {
+                continue;
+            }
+            let s = mk_split(code, v, b);
+            let f = fun_of(code, b);
+            let k = slots.entry(f).or_insert(0);
+            alloc.loc.insert(s, Loc::Slot(*k));
+            *k += 1;
+            spill_of.insert(v, s);
+        }
+    }
+    // Pass 2: each block rewritten.
+    for &b in &heads {
+        let f = fun_of(code, b);
+        let old = code
+            .local
+            .as_ref()
+            .unwrap()
+            .get(&b)
+            .cloned()
+            .unwrap_or_default();
+        let mut new = Vec::new();
+        // The phis' (parameters') spills.
+        let mut phis: Vec<NodeId> = code
+            .graph
+            .outputs(b)
+            .iter()
+            .copied()
+            .filter(|p| {
+                spill_of.contains_key(p)
+                    && matches!(code.graph.role(*p), NodeKind::Phi { .. })
+                    && code.graph.input(*p, 0) == Some(b)
+            })
+            .collect();
+        phis.sort();
+        phis.dedup();
+        for p in phis {
+            new.push(spill_of[&p]);
+        }
+        let ends = enders(code, b);
+        for n in old.iter().copied().chain(ends.iter().copied()) {
+            let is_end = ends.contains(&n);
+            if let Some(m) = mach(&code.graph, n).cloned() {
+                if !matches!(
+                    m.op,
+                    Op::Parm | Op::Proj | Op::CallEnd | Op::Fun | Op::Split
+                ) {
+                    // The operands, fixed registers first.
+                    let g = &code.graph;
+                    let call = matches!(m.op, Op::Call | Op::CallR);
+                    let mut ops: Vec<(usize, NodeId, Option<RegMask>)> = Vec::new();
+                    for i in 1..g.n_ins(n) {
+                        let Some(x) = g.input(n, i) else { continue };
+                        match cpu::in_mask(t, g, n, &m, i) {
+                            Some(mask) => ops.push((i, x, Some(mask))),
+                            None if call && i >= 2 && vals.contains(&x) => ops.push((i, x, None)),
+                            None => {}
+                        }
+                    }
+                    ops.sort_by_key(|&(i, _, mask)| (mask.map_or(u32::MAX, |m| m.len()), i));
+                    let mut used = RegMask::EMPTY;
+                    let mut loaded: Vec<(NodeId, NodeId, u8)> = Vec::new();
+                    let mut stack_k = 0u32;
+                    let mut stack_ops: Vec<(usize, NodeId)> = ops
+                        .iter()
+                        .filter(|o| o.2.is_none())
+                        .map(|o| (o.0, o.1))
+                        .collect();
+                    stack_ops.sort();
+                    let mut reg_of_operand: Vec<(usize, u8)> = Vec::new();
+                    for (i, x, mask) in ops {
+                        let Some(mask) = mask else { continue };
+                        let src = match spill_of.get(&x) {
+                            Some(&s) => s,
+                            None if matches!(alloc.loc.get(&x), Some(Loc::InArg(_))) => x,
+                            None => continue, // flags
+                        };
+                        let mask = mask.and(regs.or(mask.without(regs)));
+                        if let Some(&(_, r, reg)) =
+                            loaded.iter().find(|l| l.0 == x && mask.contains(l.2))
+                        {
+                            code.graph.set_def(n, i, Some(r));
+                            reg_of_operand.push((i, reg));
+                            continue;
+                        }
+                        let reg = pick(t, mask.and(regs), used);
+                        used = used.or(RegMask::of(reg));
+                        let r = mk_split(code, src, b);
+                        alloc.loc.insert(r, Loc::Reg(reg));
+                        new.push(r);
+                        code.graph.set_def(n, i, Some(r));
+                        loaded.push((x, r, reg));
+                        reg_of_operand.push((i, reg));
+                    }
+                    for (i, x) in stack_ops {
+                        let src = spill_of.get(&x).copied().unwrap_or(x);
+                        let reg = pick(t, t_bank(t, lt_of(code, x)), used);
+                        used = used.or(RegMask::of(reg));
+                        let r = mk_split(code, src, b);
+                        alloc.loc.insert(r, Loc::Reg(reg));
+                        new.push(r);
+                        let o = mk_split(code, r, b);
+                        alloc.loc.insert(o, Loc::OutArg(stack_k));
+                        new.push(o);
+                        code.graph.set_def(n, i, Some(o));
+                        stack_k += 1;
+                    }
+                    let e = out_args.entry(f).or_insert(0);
+                    *e = (*e).max(stack_k);
+                    // The result.
+                    if vals.contains(&n) {
+                        let g = &code.graph;
+                        let mask = cpu::out_mask(t, g, n, &m).unwrap();
+                        let reg = match t_two_address(t, &m) {
+                            Some(i) => reg_of_operand
+                                .iter()
+                                .find(|o| o.0 == i)
+                                .map(|o| o.1)
+                                .unwrap_or_else(|| pick(t, mask, RegMask::EMPTY)),
+                            None => pick(t, mask, RegMask::EMPTY),
+                        };
+                        alloc.loc.insert(n, Loc::Reg(reg));
+                    }
+                }
+            }
+            // Projections: where their node leaves them.
+            if !alloc.loc.contains_key(&n) && vals.contains(&n) {
+                let g = &code.graph;
+                let parent = g.in_(n, 0);
+                let reg = match (g.role(parent), mach(g, parent)) {
+                    (NodeKind::New { .. }, Some(m)) => {
+                        cpu::out_mask(t, g, parent, m).unwrap().first().unwrap()
+                    }
+                    _ => t_ret_mask(t, lt_of(code, n)).first().unwrap(),
+                };
+                alloc.loc.insert(n, Loc::Reg(reg));
+            }
+            if !is_end {
+                new.push(n);
+                if let Some(&s) = spill_of.get(&n) {
+                    new.push(s);
+                }
+            }
+        }
+        // Into a merge: each phi's input loaded into the phi's register.
+        let last = ends.last().copied().unwrap_or(b);
+        let succ: Vec<NodeId> = code
+            .graph
+            .outputs(last)
+            .iter()
+            .copied()
+            .filter(|&s| matches!(code.graph.role(s), NodeKind::Region | NodeKind::Loop))
+            .collect();
+        for s in succ {
+            let g = &code.graph;
+            let i = (1..g.n_ins(s))
+                .find(|&i| g.input(s, i) == Some(last))
+                .unwrap();
+            let mut phis: Vec<NodeId> = g
+                .outputs(s)
+                .iter()
+                .copied()
+                .filter(|p| {
+                    vals.contains(p) && matches!(g.role(*p), NodeKind::Phi { parm: None, .. })
+                })
+                .collect();
+            phis.sort();
+            phis.dedup();
+            for p in phis {
+                let x = code.graph.in_(p, i);
+                let src = spill_of.get(&x).copied().unwrap_or(x);
+                let r = mk_split(code, src, b);
+                alloc.loc.insert(r, alloc.loc[&p]);
+                new.push(r);
+            }
+        }
+        code.local.as_mut().unwrap().insert(b, new);
+    }
+    for (f, frame) in alloc.frames.iter_mut() {
+        frame.slots = slots.get(f).copied().unwrap_or(0);
+        frame.out_args = out_args.get(f).copied().unwrap_or(0);
+    }
+    // The callee-saved registers written.
+    let saved = t_callee_saved(t);
+    let locs: Vec<(NodeId, Loc)> = alloc.loc.iter().map(|(&n, &l)| (n, l)).collect();
+    for (n, l) in locs {
+        if let Loc::Reg(r) = l {
+            if saved.contains(r) {
+                let mut b = block(&code.graph, n).unwrap();
+                if !matches!(code.graph.role(b), NodeKind::Fun { .. }) {
+                    b = fun_of(code, b);
+                }
+                let frame = alloc.frames.get_mut(&b).unwrap();
+                frame.callee_saved = frame.callee_saved.or(RegMask::of(r));
+            }
+        }
+    }
+    alloc
+}
+
+/// Every program of [`never_panics`], on every target, spilled
+/// everywhere: accepted.
+#[test]
+fn accepts_spilling_everything() {
+    for src in PROGRAMS {
+        for (cpu, abi) in TARGETS {
+            let mut code = CodeGen::new(src);
+            code.parse()
+                .and_then(|c| c.opto())
+                .and_then(|c| c.type_check())
+                .and_then(|c| c.inst_select(cpu, abi))
+                .and_then(|c| c.legalize())
+                .and_then(|c| c.gcm())
+                .and_then(|c| c.local_sched())
+                .unwrap_or_else(|e| panic!("{src:?} {cpu}: {e:?}"));
+            let alloc = spill_everything(&mut code);
+            if let Err(e) = check_code(&code, &alloc) {
+                panic!("{src:?} {cpu} {abi}: {e}\n{}", code.asm());
+            }
+            // One store left out (the first in main's entry): refused.
+            let main = fun(&code, "main");
+            let list = code.local.as_mut().unwrap().get_mut(&main).unwrap();
+            let at = list
+                .iter()
+                .position(|n| matches!(alloc.loc.get(n), Some(Loc::Slot(_))))
+                .expect("a store");
+            let gone = list.remove(at);
+            let e = check_code(&code, &alloc).expect_err("a store left out");
+            assert!(
+                e.contains("stack slot"),
+                "{src:?} {cpu} {abi}, node {}: {e}",
+                gone.nid()
+            );
         }
     }
 }
