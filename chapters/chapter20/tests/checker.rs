@@ -4,8 +4,12 @@
 //! a split put into the graph and the local order by hand), and the
 //! checker must accept each sound allocation and refuse each planted
 //! fault with a message that names it. Every refusal starts from an
-//! allocation the same test first shows accepted, so that the one change
-//! made is what is refused.
+//! allocation shown accepted (in the same test, or by the `accepts_*`
+//! test of the same builder), so that the one change made is what is
+//! refused. Two tests take any program: random allocations are refused
+//! and never make the checker panic, and an allocation that stores every
+//! value to a slot of its own and loads it for each use (built here,
+//! independently of the allocator) is accepted on every target.
 
 use chapter20::cpu;
 use chapter20::gcm::block;
