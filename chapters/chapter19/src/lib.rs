@@ -1,15 +1,17 @@
-//! # Simple, chapter 18: functions and calls
+//! # Simple, chapter 19: instruction selection and legalization
 //!
-//! A compiler for the Simple language of chapter 18, from source text to an
-//! optimized sea-of-nodes graph. Functions are values (`{ int x -> x*x; }`),
-//! the program is the function `main`, and each function has one Return.
-//! The parser ([`parser`]) builds the graph and peepholes every node as it
-//! is made ([`node`]): Fun, Parm, Call and CallEnd carry functions and
-//! calls, which the optimizer links and, for a function with one call
-//! site, inlines. Types come from an interned lattice ([`types`]), with
-//! function pointer types; nodes live in an arena with consistent edges
-//! ([`graph`]). [`CodeGen`] drives it all, phase by phase (`parse`,
-//! `opto`, `type_check`, `gcm`, `local_sched`):
+//! A compiler for the Simple language of chapter 18, from source text to a
+//! scheduled machine program for x86-64, RISC-V or AArch64. The parser
+//! ([`parser`]) builds the sea-of-nodes graph and peepholes every node as
+//! it is made ([`node`]); types come from an interned lattice ([`types`]);
+//! nodes live in an arena with consistent edges ([`graph`]). Then the
+//! backend: instruction selection maps the optimized graph onto a CPU's
+//! operations ([`mach::select`], with each CPU's rules in [`cpu`]), the
+//! legalizer makes every operation legal by the rules the CPU declares
+//! ([`mach::legalize`]), global code motion ([`gcm`]) and the list
+//! scheduler ([`list_sched`]) place and order it, and [`asm`] lists it.
+//! [`CodeGen`] drives it all, phase by phase (`parse`, `opto`,
+//! `type_check`, `inst_select`, `legalize`, `gcm`, `local_sched`):
 //!
 //! ```
 //! let mut code = chapter19::CodeGen::new("val sq = { int x -> x*x; }; return sq(arg)+1;");
