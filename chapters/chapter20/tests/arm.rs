@@ -1802,3 +1802,28 @@ fn operand_registers() {
         assert_eq!(arm::ops::two_address(m), None, "{:?}", m.op);
     }
 }
+
+/// A load from one array that walked past a store to another array may
+/// read memory from before the store while its index is read after it;
+/// ARM addresses the element from the body's address (the array's
+/// pointer plus 8), and global code motion once saw no object behind that
+/// sum: it ordered the load before the store, and the loop's block had a
+/// cycle (the fuzz test's seed 190). Every instruction is scheduled.
+#[test]
+fn test_load_of_another_array_past_a_store() {
+    let src = "int[] !a = new int[4];
+int[] !b = new int[4];
+int v = 0;
+for (int i = 0; i < arg; i++) {
+    a[i&3] = v;
+    v = b[a[1]&3];
+}
+return v;";
+    let code = assert_print(src, "return Phi(Loop,0,.[]);");
+    assert_eval(&code, 5, "0");
+    let lines = asm_lines(&code);
+    let loads = lines.iter().filter(|l| l.starts_with("ldr ")).count();
+    let stores = lines.iter().filter(|l| l.starts_with("str ")).count();
+    // The element store and the length stores of the two arrays.
+    assert_eq!((loads, stores), (2, 3), "{lines:?}");
+}

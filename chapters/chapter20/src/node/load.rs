@@ -18,6 +18,7 @@
 
 use super::{peephole, phi, NodeKind};
 use crate::graph::{Graph, NodeId};
+use crate::mach::{LType, Op};
 use crate::types::{TypeId, Types};
 
 pub fn new(
@@ -450,10 +451,37 @@ fn machine_passes(g: &mut Graph, load: NodeId, writer: NodeId) -> bool {
                 }
                 _ => true,
             };
-            !overlap || never_alias(g, ptr, g.in_(writer, 2))
+            !overlap
+                || matches!(
+                    (object_of(g, ptr), object_of(g, g.in_(writer, 2))),
+                    (Some(a), Some(b)) if a != b
+                )
         }
-        NodeKind::New { .. } => new_of(g, ptr).is_some_and(|made| made != writer),
+        NodeKind::New { .. } => object_of(g, ptr).is_some_and(|made| made != writer),
         _ => false,
+    }
+}
+
+/// Chapter 19: the New whose object a machine address points into. An
+/// address may be computed from the object's pointer (RISC-V adds a
+/// scaled index to it, as it has no indexed addressing), and a pointer
+/// plus an offset points into the same object; without looking through
+/// that sum, a load of one array would seem to overlap a store to
+/// another, and global code motion would order the load before the store
+/// even when the load's index is read after it: a cycle in the block.
+fn object_of(g: &Graph, ptr: NodeId) -> Option<NodeId> {
+    let mut p = ptr;
+    loop {
+        if let Some(made) = new_of(g, p) {
+            return Some(made);
+        }
+        let m = crate::mach::mach(g, p)?;
+        if !matches!(m.op, Op::Add | Op::AddI | Op::Lea) || m.ty[0] != LType::Ptr {
+            return None;
+        }
+        p = (1..g.n_ins(p))
+            .filter_map(|i| g.input(p, i))
+            .find(|&x| g.types.pointee(g.ty(x)).is_some())?;
     }
 }
 
