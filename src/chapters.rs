@@ -78,6 +78,9 @@ macro_rules! driver {
     (@option $code:ident $options:ident arg) => {
         $code.arg = $options.arg
     };
+    (@option $code:ident $options:ident regalloc) => {
+        $code.check_alloc = $options.check_alloc
+    };
     (@option $code:ident $options:ident $other:ident) => {};
 
     (@method $krate:ident show_graphs) => {
@@ -117,6 +120,15 @@ macro_rules! driver {
         }
     };
     (@method $krate:ident select) => {
+        driver!(@backend $krate;);
+    };
+    // Chapter 20 on: the backend allocates registers as well.
+    (@method $krate:ident regalloc) => {
+        driver!(@backend $krate; reg_alloc);
+    };
+    (@method $krate:ident $other:ident) => {};
+
+    (@backend $krate:ident; $($later:ident)*) => {
         fn select(&mut self, cpu: &str, abi: &str) -> Option<Result<(), Failure>> {
             let phases = (|| -> Result<(), $krate::Error> {
                 $krate::CodeGen::opto(self)?
@@ -124,7 +136,8 @@ macro_rules! driver {
                     .inst_select(cpu, abi)?
                     .legalize()?
                     .gcm()?
-                    .local_sched()?;
+                    .local_sched()?
+                    $(.$later()?)*;
                 Ok(())
             })();
             Some(phases.map_err(|e| failure!(e)))
@@ -141,7 +154,6 @@ macro_rules! driver {
             })
         }
     };
-    (@method $krate:ident $other:ident) => {};
 }
 
 /// The newest chapter; the default of `--chapter`.
@@ -177,7 +189,7 @@ chapters! {
     chapter17: peepholes, show_graphs, arg, eval_faults, checked_iterate, schedule;
     chapter18: peepholes, show_graphs, eval_faults, checked_iterate, schedule;
     chapter19: peepholes, show_graphs, eval_faults, checked_iterate, schedule, select;
-    chapter20: peepholes, show_graphs, eval_faults, checked_iterate, schedule, select;
+    chapter20: peepholes, show_graphs, eval_faults, checked_iterate, schedule, regalloc;
 }
 
 /// Making a chapter's driver with the options it has set.

@@ -1320,8 +1320,8 @@ pub fn check(src: &str, chapter: u32) -> Result<(), String> {
     let mut results: Vec<(&str, Vec<Evaluation>)> = Vec::new();
     for (name, peepholes, iterate) in variants {
         let options = Options {
-            arg: None,
             no_peephole: !peepholes,
+            ..Options::default()
         };
         let mut code = chapters::driver(chapter, src, &options).expect("a registered chapter");
         let compile_error = |e: Failure| match e {
@@ -1356,9 +1356,10 @@ pub fn check(src: &str, chapter: u32) -> Result<(), String> {
     // Chapter 19 on: the optimized program compiles for every CPU (the
     // legalizer checks that every operation it leaves is legal).
     if chapter >= crate::FIRST_BACKEND_CHAPTER {
+        // Chapter 20 on, every allocation is checked, in a release build too.
         let options = Options {
-            arg: None,
-            no_peephole: false,
+            check_alloc: true,
+            ..Options::default()
         };
         for (cpu, abi) in [
             ("x86_64_v2", "SystemV"),

@@ -28,6 +28,10 @@ pub struct Options {
     pub arg: Option<i64>,
     /// Build the graph as parsed, without peephole optimization.
     pub no_peephole: bool,
+    /// Chapter 20 on: check every register allocation with the
+    /// independent checker, in a release build too (a debug build always
+    /// checks).
+    pub check_alloc: bool,
 }
 
 /// Why a compilation did not happen.
@@ -258,10 +262,7 @@ pub fn legal_rules(chapter: u32, cpu: &str) -> Result<String, Failure> {
             "legal needs chapter {FIRST_BACKEND_CHAPTER} or later: chapter {chapter} has no backend"
         )));
     }
-    let options = Options {
-        arg: None,
-        no_peephole: false,
-    };
+    let options = Options::default();
     let driver = chapters::driver(chapter, "", &options).ok_or_else(|| {
         Failure::Usage(format!(
             "there is no chapter {chapter}: chapters 1 to {LATEST} exist"

@@ -42,9 +42,9 @@ enum Command {
     /// peepholes, with them, after the iterative optimizer, and run by the
     /// schedule (the language of the chosen chapter, the latest by default)
     Fuzz(FuzzInput),
-    /// Select instructions for a CPU, legalize and schedule them, then list
-    /// the machine program block by block in the CPU's assembler syntax
-    /// (chapter 19 on)
+    /// Select instructions for a CPU, legalize and schedule them (and from
+    /// chapter 20 allocate registers), then list the machine program block
+    /// by block in the CPU's assembler syntax (chapter 19 on)
     Asm(AsmInput),
     /// Print the legalizer's rules of a CPU, group by group (chapter 19 on)
     Legal(LegalInput),
@@ -67,6 +67,10 @@ struct AsmInput {
     source: Source,
     #[command(flatten)]
     target: TargetArgs,
+    /// Check the register allocation with the independent checker
+    /// (chapter 20 on; a debug build always checks)
+    #[arg(long)]
+    check: bool,
 }
 
 #[derive(Args)]
@@ -192,7 +196,7 @@ fn main() -> ExitCode {
         Command::Dot(input) => Job::Print(input.arg, View::Dot),
         Command::Ir(input) => Job::Print(input.arg, View::Ir),
         Command::Eval(input) => Job::Eval(input.arg, input.loops, input.scheduled),
-        Command::Asm(input) => Job::Asm(input.target.clone()),
+        Command::Asm(input) => Job::Asm(input.target.clone(), input.check),
         Command::Fuzz(_) | Command::Legal(_) => unreachable!("returned above"),
     };
     let worker = on_roomy_stack(move || {
@@ -271,7 +275,7 @@ enum Job {
     /// Run it with this `arg` and loop budget (by its schedule, if set).
     Eval(i64, usize, bool),
     /// Compile it for a CPU and list the machine program.
-    Asm(TargetArgs),
+    Asm(TargetArgs, bool),
 }
 
 /// How to show a compiled program.
@@ -294,7 +298,11 @@ impl Job {
     fn run(self, chapter: u32, src: &str, no_peephole: bool) -> Result<Output, Failure> {
         match self {
             Job::Print(arg, view) => {
-                let options = Options { arg, no_peephole };
+                let options = Options {
+                    arg,
+                    no_peephole,
+                    check_alloc: false,
+                };
                 let compiled = compile(chapter, src, &options)?;
                 // Only the view asked for is computed.
                 let stdout = match view {
@@ -317,10 +325,11 @@ impl Job {
                     status: 0,
                 })
             }
-            Job::Asm(target) => {
+            Job::Asm(target, check_alloc) => {
                 let options = Options {
                     arg: None,
                     no_peephole,
+                    check_alloc,
                 };
                 let compiled = simple::assemble(chapter, src, &options, &target.cpu, &target.abi)?;
                 Ok(Output {
@@ -334,6 +343,7 @@ impl Job {
                 let options = Options {
                     arg: None,
                     no_peephole,
+                    check_alloc: false,
                 };
                 let outcome = evaluate(chapter, src, &options, arg, loops, scheduled)?;
                 let (stdout, stderr, status) = match outcome {

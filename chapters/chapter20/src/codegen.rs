@@ -50,6 +50,10 @@ pub struct CodeGen {
     pub legalized: Option<Stats>,
     /// Chapter 20: where every value lives, once `reg_alloc` ran.
     pub alloc: Option<crate::regalloc::Allocation>,
+    /// Chapter 20: run the allocation checker ([`crate::regalloc::checker`])
+    /// after `reg_alloc` in a release build too (a debug build always
+    /// does).
+    pub check_alloc: bool,
 }
 
 impl CodeGen {
@@ -67,6 +71,7 @@ impl CodeGen {
             target: None,
             legalized: None,
             alloc: None,
+            check_alloc: false,
         }
     }
 
@@ -185,6 +190,14 @@ impl CodeGen {
             return Err(Error::new("registers are allocated once", 0));
         }
         let alloc = crate::regalloc::allocate(&mut self.graph, s, local, target)?;
+        if cfg!(debug_assertions) || self.check_alloc {
+            crate::regalloc::checker::check(&self.graph, local, target, &alloc).map_err(|e| {
+                Error::new(
+                    format!("the register allocation checker refused the allocation: {e}"),
+                    0,
+                )
+            })?;
+        }
         self.alloc = Some(alloc);
         Ok(self)
     }
