@@ -158,7 +158,7 @@ pub fn allocate(
                 );
             }
         }
-        let plan = split::split(target, g, &lay, &vals, &lrgs, &coloring.failed);
+        let plan = split::split(target, g, &lay, &vals, &lrgs, &coloring.failed, round);
         if plan.count == 0 {
             return Err(Error::new(
                 "register allocation: a live range cannot be split further",
