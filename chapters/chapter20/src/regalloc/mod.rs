@@ -8,6 +8,23 @@
 //! machine graph and the local schedule as it splits live ranges: a split
 //! is a machine node `Op::Split` with one value input, scheduled in a
 //! block like any other node.
+//!
+//! The allocator ([`allocate`]) is Chaitin–Briggs with splitting, in
+//! rounds, one concept per module: [`build`] lays the program out (blocks,
+//! their phis and instructions, the values and their register masks),
+//! [`live_range`] joins values into live ranges (phis with their inputs,
+//! two-address results with their input), [`ifg`] computes liveness and
+//! interference (and strips the registers calls clobber), [`color`]
+//! colours, [`split`] splits what failed, and [`frame`] removes the splits
+//! that copy nothing, counts the rest and sizes the frames.
+//!
+//! Which nodes get a location: every value the schedule defines, with one
+//! precision the interface leaves open: a parameter with no register
+//! result gets none (memory, and the return address on x86, which stays
+//! on the stack, and on RISC-V, which stays in `ra`: the prologue of a
+//! function that calls saves `ra`, as ARM's saves `x30`; neither is given
+//! to a value). A phi input on a path never taken may be no value at
+//! all (a `top` constant), and has no location.
 
 pub mod build;
 pub mod checker;
@@ -135,30 +152,7 @@ pub fn allocate(
                 round,
             ));
         }
-        if std::env::var_os("RA_DEBUG").is_some() {
-            for &r in &coloring.failed {
-                let r = r as usize;
-                let names: Vec<String> = lrgs.members[r]
-                    .iter()
-                    .map(|&v| format!("{}", vals.nodes[v as usize].nid()))
-                    .collect();
-                let conf: Vec<String> = lrgs.conflicts[r]
-                    .iter()
-                    .map(|&(a, b)| {
-                        format!(
-                            "{}/{}",
-                            vals.nodes[a as usize].nid(),
-                            vals.nodes[b as usize].nid()
-                        )
-                    })
-                    .collect();
-                eprintln!(
-                    "round {round}: failed {names:?} mask {:x} killed {:x} self {} {conf:?}",
-                    lrgs.mask[r].0, lrgs.killed[r].0, lrgs.self_conflict[r]
-                );
-            }
-        }
-        let plan = split::split(target, g, &lay, &vals, &lrgs, &coloring.failed);
+        let plan = split::split(target, g, &lay, &vals, &lrgs, &coloring.failed, round);
         if plan.count == 0 {
             return Err(Error::new(
                 "register allocation: a live range cannot be split further",

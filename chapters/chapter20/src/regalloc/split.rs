@@ -435,9 +435,14 @@ pub fn split(
     vals: &Vals,
     lrgs: &Lrgs,
     failed: &[u32],
+    round: u32,
 ) -> Plan {
     let mut plan = Plan::default();
     let places = Places::new(lay);
+    // From this round on, a self-conflict is split everywhere at once:
+    // around all its phis and two-address instructions, and after every
+    // definition and before every use (the rounds must end).
+    let escalate = round >= 3;
     for &r in failed {
         let members: Vec<NodeId> = lrgs.members[r as usize]
             .iter()
@@ -449,7 +454,27 @@ pub fn split(
             // at once with another value of its live range is split.
             let mut phis: Vec<NodeId> = Vec::new();
             let mut tied: Vec<NodeId> = Vec::new();
-            for &(a, b) in &lrgs.conflicts[r as usize] {
+            let everywhere: &[(u32, u32)] = &[(u32::MAX, u32::MAX)];
+            let pairs = if escalate {
+                everywhere
+            } else {
+                &lrgs.conflicts[r as usize][..]
+            };
+            for &(a, b) in pairs {
+                if a == u32::MAX {
+                    for &n in &members {
+                        let vi = vals.get(n).unwrap_or(0) as usize;
+                        if vals.def[vi] == Def::Phi {
+                            phis.push(n);
+                        } else if mach(g, n)
+                            .and_then(|m| crate::cpu::two_address(target.cpu, m))
+                            .is_some()
+                        {
+                            tied.push(n);
+                        }
+                    }
+                    continue;
+                }
                 let (an, bn) = (vals.nodes[a as usize], vals.nodes[b as usize]);
                 // The input of a phi defined while the phi lives on: last
                 // in its block, it may no longer overlap it.
@@ -501,7 +526,9 @@ pub fn split(
                     plan.phi_input(g, lay, bi, n, i);
                 }
             }
-            continue;
+            if !escalate {
+                continue;
+            }
         }
         for &n in &members {
             let vi = vals.get(n).unwrap_or(0) as usize;
