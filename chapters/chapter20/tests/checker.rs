@@ -97,10 +97,8 @@ fn values(code: &CodeGen) -> Vec<NodeId> {
             let valued = g.ty_opt(n).is_some_and(|t| is_value(&g.types, t));
             match (mach(g, n), g.role(n)) {
                 (Some(m), _) if m.op == Op::Split => true,
-                // ARM's return address is a value, in x30.
-                (Some(m), NodeKind::Phi { .. }) => {
-                    valued || cpu::out_mask(target, g, n, m).is_some()
-                }
+                // ARM's return address (`$rpc`) is no value: the prologue
+                // keeps it.
                 (_, NodeKind::Phi { .. }) => valued,
                 (_, NodeKind::Proj { .. }) => {
                     valued && !matches!(g.role(g.in_(n, 0)), NodeKind::Start { .. })
@@ -173,7 +171,7 @@ const S1: u8 = 9;
 const A0: u8 = 10;
 const T3: u8 = 28;
 const FA1: u8 = 43;
-const RV_POOL: [u8; 10] = [T0, T1, T2, 28, 29, 30, 31, 11, 12, 13];
+const RV_POOL: [u8; 10] = [T0, T1, T2, 28, 29, 30, 11, 12, 13, 14];
 
 fn reg(r: u8) -> Loc {
     Loc::Reg(r)
@@ -445,7 +443,7 @@ fn refuses_a_value_clobbered_by_a_call() {
     );
     // No copy at all: the sum reads `arg` from a0, where the second call's
     // result now is.
-    let mut code = compile("val f={int x->x*2;}; return f(f(arg))+arg;", "riscv");
+    let code = compile("val f={int x->x*2;}; return f(f(arg))+arg;", "riscv");
     let fixed: Vec<(NodeId, Loc)> = values(&code).into_iter().map(|n| (n, reg(A0))).collect();
     let alloc = hand(&code, &RV_POOL, &fixed);
     refused(
@@ -458,21 +456,19 @@ fn refuses_a_value_clobbered_by_a_call() {
             "holds the value of node",
         ],
     );
-    // Nor may a copy go to memory and back from memory.
-    let main = fun(&code, "main");
-    let arg = node(&code, "arg");
-    let spill = split(&mut code, arg, main, 0);
-    let reload = split(&mut code, spill, main, 1);
-    let mut alloc = hand(&code, &RV_POOL, &fixed);
-    alloc.loc.insert(spill, Loc::Slot(0));
-    alloc.loc.insert(reload, Loc::Slot(1));
-    alloc.frames.get_mut(&main).unwrap().slots = 2;
+    // Nor may a value have the scratch register of copies between stack
+    // slots.
+    let code = compile("return arg+1;", "riscv");
+    let fixed = [
+        (node(&code, "arg"), reg(A0)),
+        (node(&code, "addi"), reg(31)),
+    ];
     refused(
         &code,
-        &alloc,
+        &hand(&code, &RV_POOL, &fixed),
         &[
-            "mov",
-            "copies memory to memory, stack slot 0 to stack slot 1",
+            "(addi)",
+            "it is in t6, which holds the return address or is the scratch register",
         ],
     );
 }
@@ -792,55 +788,28 @@ fn refuses_misplaced_stack_arguments() {
     );
 }
 
-/// ARM: the return address is a value too, in x30, which `ret` reads;
-/// a call destroys it, so a function that calls keeps it elsewhere.
+/// ARM: the return address arrives in x30, which `ret` reads; it is no
+/// value to allocate (the prologue of a function that calls keeps it), and
+/// no value may have x30, nor x16, the scratch register of copies between
+/// stack slots.
 #[test]
 fn arm_return_address() {
     const X0: u8 = 0;
-    const X19: u8 = 19;
-    const X30: u8 = 30;
     const ARM_POOL: [u8; 4] = [9, 10, 11, 12];
-    let code = compile("return arg+1;", "arm");
-    let (arg, rpc) = (node(&code, "arg"), node(&code, "$rpc"));
-    let sum = code.graph.in_(node(&code, "ret"), 2);
-    let fixed = [(arg, reg(X0)), (sum, reg(X0)), (rpc, reg(X30))];
-    accepted(&code, &hand(&code, &ARM_POOL, &fixed));
-    let fixed = [(arg, reg(X0)), (sum, reg(X0)), (rpc, reg(X19))];
-    refused(
-        &code,
-        &hand(&code, &ARM_POOL, &fixed),
-        &["$rpc", "the parameter is in x19, not in its mask {x30}"],
-    );
-    // A value in x30 while the return address is still to be read.
     let code = compile("return (arg+1)*(arg+2);", "arm");
-    let (arg, rpc) = (node(&code, "arg"), node(&code, "$rpc"));
+    let arg = node(&code, "arg");
     let mul = code.graph.in_(node(&code, "ret"), 2);
     let (x, y) = (code.graph.in_(mul, 1), code.graph.in_(mul, 2));
-    let fixed = [
-        (arg, reg(X0)),
-        (mul, reg(X0)),
-        (rpc, reg(X30)),
-        (x, reg(9)),
-        (y, reg(10)),
-    ];
+    let fixed = [(arg, reg(X0)), (mul, reg(X0)), (x, reg(9)), (y, reg(10))];
     accepted(&code, &hand(&code, &ARM_POOL, &fixed));
-    let fixed = [
-        (arg, reg(X0)),
-        (mul, reg(X0)),
-        (rpc, reg(X30)),
-        (x, reg(X30)),
-        (y, reg(10)),
-    ];
-    refused(
-        &code,
-        &hand(&code, &ARM_POOL, &fixed),
-        &[
-            "(ret)",
-            "input 3 reads node",
-            "($rpc) from x30",
-            "but holds the value of node",
-        ],
-    );
+    for (r, name) in [(30, "x30"), (16, "x16")] {
+        let fixed = [(arg, reg(X0)), (mul, reg(X0)), (x, reg(r)), (y, reg(10))];
+        refused(
+            &code,
+            &hand(&code, &ARM_POOL, &fixed),
+            &[&format!("it is in {name}, which holds the return address")],
+        );
+    }
 }
 
 /// x86 division: the dividend in rax, the quotient back in rax, and rdx
@@ -1082,7 +1051,14 @@ fn lt_of(code: &CodeGen, n: NodeId) -> LType {
 /// The first register of `mask` not in `used`, not callee-saved if that
 /// can be.
 fn pick(t: Target, mask: RegMask, used: RegMask) -> u8 {
-    let free = mask.without(used);
+    // Not the return address's register, nor the scratch register of
+    // copies between stack slots.
+    let reserved = match t.cpu {
+        Cpu::X86_64 => RegMask::EMPTY,
+        Cpu::Riscv => RegMask::of(1).or(RegMask::of(31)),
+        Cpu::Arm => RegMask::of(30).or(RegMask::of(16)),
+    };
+    let free = mask.without(used).without(reserved);
     free.without(t_callee_saved(t))
         .first()
         .or(free.first())

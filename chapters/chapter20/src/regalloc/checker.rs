@@ -43,8 +43,10 @@
 //! output mask (for a phi or a split: in its value's register bank; for a
 //! parameter: where the calling convention passes it; for a call's
 //! result: the return register); every register operand is in its input
-//! mask; only splits live on the stack (and parameters passed there), and
-//! no split copies memory to memory; a two-address operation's result
+//! mask; only splits live on the stack (and parameters passed there; a
+//! split from one stack slot to another goes through a scratch register);
+//! no value has a reserved register (the return address's, the scratch
+//! register); a two-address operation's result
 //! shares its operand's register; a call's stack-passed argument is a
 //! split at its outgoing argument slot; slots are within the frame; every
 //! callee-saved register a function writes is in its frame's
@@ -53,8 +55,9 @@
 //! Calls (and New, which calls `calloc`) also clobber every outgoing
 //! stack argument: that area is the callee's once it is called.
 //!
-//! What it does not check: the return address (except on ARM, where it
-//! is a value in `x30`), the prologue and epilogue themselves (that the
+//! What it does not check: the return address itself (no value may have
+//! its register, and the prologue of a function that calls keeps it),
+//! the prologue and epilogue themselves (that the
 //! frame's `callee_saved` is enough is all it proves of callee-saved
 //! registers), and memory other than the stack-held values. It trusts
 //! the CPU's tables: what `in_mask`, `out_mask`, `kill_mask` and
@@ -252,6 +255,25 @@ enum Def {
     Op(RegMask),
 }
 
+/// The registers no value may have: the return address's (RISC-V `ra`,
+/// ARM `x30`: the prologue of a function that calls saves it, and the
+/// epilogue puts it back for `ret`, so a value there would be lost or
+/// would lose it), and the scratch register a copy from one stack slot
+/// to another goes through (RISC-V `t6`, ARM `x16`; x86 pushes and pops).
+fn reserved(t: Target) -> RegMask {
+    match t.cpu {
+        Cpu::X86_64 => RegMask::EMPTY,
+        Cpu::Riscv => RegMask::of(1).or(RegMask::of(31)),
+        Cpu::Arm => RegMask::of(30).or(RegMask::of(16)),
+    }
+}
+
+/// A function's return address, a parameter that is no value (ARM's
+/// `$rpc`).
+fn is_return_address(g: &Graph, x: NodeId) -> bool {
+    matches!(g.role(x), NodeKind::Phi { parm: Some(_), .. }) && !has_value_type(g, x)
+}
+
 fn has_value_type(g: &Graph, n: NodeId) -> bool {
     g.ty_opt(n).is_some_and(|t| is_value(&g.types, t))
 }
@@ -265,8 +287,10 @@ fn classify(g: &Graph, t: Target, n: NodeId) -> Option<Def> {
         NodeKind::Phi {
             parm: Some(idx), ..
         } => {
-            let masked = m.is_some_and(|m| cpu::out_mask(t, g, n, m).is_some());
-            (has_value_type(g, n) || masked).then_some(Def::Parm(*idx))
+            // The return address (ARM's `$rpc`, in `x30`) is no value:
+            // the prologue keeps it (see `reserved`).
+            let _ = (m, t);
+            has_value_type(g, n).then_some(Def::Parm(*idx))
         }
         NodeKind::Phi { parm: None, .. } => has_value_type(g, n).then_some(Def::Phi),
         NodeKind::Proj { .. } => {
@@ -611,6 +635,18 @@ impl<'a> FunChecker<'a> {
         let t = self.target;
         let l = self.loc(b, n, n)?;
         self.in_frame(b, n, l)?;
+        if let Loc::Reg(r) = l {
+            if has(reserved(t), r) {
+                return Err(self.err(
+                    b,
+                    n,
+                    format!(
+                        "it is in {}, which holds the return address or is the scratch register of copies between stack slots",
+                        self.loc_name(l)
+                    ),
+                ));
+            }
+        }
         let value_bank = || g.ty_opt(n).map(|ty| bank(t, ltype(&g.types, ty)));
         match def {
             Def::Split => {
@@ -855,20 +891,9 @@ impl<'a> FunChecker<'a> {
                 if report {
                     ensure!(self.check_use(state, b, n, 1, x, from));
                 }
-                if let Some(to) = to {
-                    if !matches!(from, Loc::Reg(_)) && !matches!(to, Loc::Reg(_)) {
-                        ensure!(Err::<(), String>(self.err(
-                            b,
-                            n,
-                            format!(
-                                "the split copies memory to memory, {} to {}",
-                                self.loc_name(from),
-                                self.loc_name(to)
-                            ),
-                        )));
-                    }
-                }
             }
+            // A copy from one stack slot to another goes through a scratch
+            // register no value has (see `reserved`).
             if let Some(to) = to {
                 state.insert(to, Val::Holds(root(g, n)));
             }
@@ -882,6 +907,8 @@ impl<'a> FunChecker<'a> {
             for i in 1..g.n_ins(n) {
                 let Some(x) = g.input(n, i) else { continue };
                 match cpu::in_mask(t, g, n, m, i) {
+                    // The return address a `ret` reads (ARM): no value.
+                    Some(_) if is_return_address(g, x) => {}
                     Some(mask) => {
                         if let Some(l) = ensure!(self.loc(b, n, x)) {
                             ensure!(self.reg_in(b, n, l, mask, &format!("input {i}")));
