@@ -1,15 +1,19 @@
-//! # Simple, chapter 18: functions and calls
+//! # Simple, chapter 20: register allocation
 //!
-//! A compiler for the Simple language of chapter 18, from source text to an
-//! optimized sea-of-nodes graph. Functions are values (`{ int x -> x*x; }`),
-//! the program is the function `main`, and each function has one Return.
-//! The parser ([`parser`]) builds the graph and peepholes every node as it
-//! is made ([`node`]): Fun, Parm, Call and CallEnd carry functions and
-//! calls, which the optimizer links and, for a function with one call
-//! site, inlines. Types come from an interned lattice ([`types`]), with
-//! function pointer types; nodes live in an arena with consistent edges
-//! ([`graph`]). [`CodeGen`] drives it all, phase by phase (`parse`,
-//! `opto`, `type_check`, `gcm`, `local_sched`):
+//! A compiler for the Simple language of chapter 18, from source text to a
+//! machine program for x86-64, RISC-V or AArch64 with its registers
+//! allocated. The parser ([`parser`]) builds the sea-of-nodes graph and
+//! peepholes every node as it is made ([`node`]); types come from an
+//! interned lattice ([`types`]); nodes live in an arena with consistent
+//! edges ([`graph`]). The backend selects each CPU's operations
+//! ([`mach::select`], rules per CPU in [`cpu`]), legalizes them
+//! ([`mach::legalize`]), places and orders them ([`gcm`],
+//! [`list_sched`]), and allocates registers by graph colouring with
+//! splitting ([`regalloc`]), which an independent checker
+//! ([`regalloc::checker`]) proves sound; [`asm`] lists the result.
+//! [`CodeGen`] drives it all, phase by phase (`parse`, `opto`,
+//! `type_check`, `inst_select`, `legalize`, `gcm`, `local_sched`,
+//! `reg_alloc`):
 //!
 //! ```
 //! let mut code = chapter20::CodeGen::new("val sq = { int x -> x*x; }; return sq(arg)+1;");
