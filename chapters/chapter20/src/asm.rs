@@ -39,6 +39,9 @@ pub fn listing(
         .collect();
     funs.sort();
     funs.dedup();
+    // Where each value lives and which are floats, once for the program
+    // (per function, it would be a pass over every value per function).
+    let values = alloc.map(|(a, _)| Values::new(g, a));
     for f in funs {
         let _ = writeln!(out, "{}:", fun::label(g, f));
         let blocks = reverse_post_order(g, f);
@@ -52,7 +55,8 @@ pub fn listing(
             out.push('\n');
             continue;
         };
-        let frame = Layout::new(g, a, target, f, &blocks, local);
+        let values = values.as_ref().expect("made when there is an allocation");
+        let frame = Layout::new(g, a, values, target, f, &blocks, local);
         for l in frame.prologue() {
             let _ = writeln!(out, "    {l}");
         }
@@ -73,6 +77,29 @@ pub fn listing(
     out
 }
 
+/// Every value's location by node number, and which values are floats.
+struct Values {
+    locs: FxHashMap<u32, Loc>,
+    floats: rustc_hash::FxHashSet<u32>,
+}
+
+impl Values {
+    fn new(g: &Graph, alloc: &Allocation) -> Values {
+        Values {
+            locs: alloc.loc.iter().map(|(n, l)| (n.nid(), *l)).collect(),
+            floats: alloc
+                .loc
+                .keys()
+                .filter(|&&n| match mach(g, n) {
+                    Some(m) if m.op != Op::Parm => m.ty[0].is_float(),
+                    _ => g.ty_opt(n).is_some_and(|t| g.types.is_flt(t)),
+                })
+                .map(|n| n.nid())
+                .collect(),
+        }
+    }
+}
+
 /// One function's frame as the listing lays it out, from the stack
 /// pointer up: the outgoing stack arguments (on Win64 after the 32 bytes
 /// the callee may use), the spill slots, the callee-saved registers
@@ -83,9 +110,9 @@ struct Layout<'a> {
     alloc: &'a Allocation,
     target: Target,
     /// The location of each value, by node number.
-    locs: FxHashMap<u32, Loc>,
+    locs: &'a FxHashMap<u32, Loc>,
     /// The values (by node number) that are floats.
-    floats: rustc_hash::FxHashSet<u32>,
+    floats: &'a rustc_hash::FxHashSet<u32>,
     /// Bytes reserved below the saved registers.
     size: u32,
     out_base: u32,
@@ -102,6 +129,7 @@ impl<'a> Layout<'a> {
     fn new(
         g: &Graph,
         alloc: &'a Allocation,
+        values: &'a Values,
         target: Target,
         f: NodeId,
         blocks: &[NodeId],
@@ -175,16 +203,8 @@ impl<'a> Layout<'a> {
         Layout {
             alloc,
             target,
-            locs: alloc.loc.iter().map(|(n, l)| (n.nid(), *l)).collect(),
-            floats: alloc
-                .loc
-                .keys()
-                .filter(|&&n| match mach(g, n) {
-                    Some(m) if m.op != Op::Parm => m.ty[0].is_float(),
-                    _ => g.ty_opt(n).is_some_and(|t| g.types.is_flt(t)),
-                })
-                .map(|n| n.nid())
-                .collect(),
+            locs: &values.locs,
+            floats: &values.floats,
             size,
             out_base,
             slot_base,
