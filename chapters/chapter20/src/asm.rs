@@ -17,7 +17,7 @@ use crate::graph::{Graph, NodeId};
 use crate::mach::{cpu_of, mach, Abi, Cpu, Op, Target};
 use crate::node::{fun, is_cfg, NodeKind};
 use crate::regalloc::{Allocation, Loc};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::fmt::Write;
 
 /// The listing of machine graph `g` (scheduled: `s` and `local`; with
@@ -464,24 +464,25 @@ fn two_operand(s: &str) -> String {
 /// The blocks of the function entered at `f`, in reverse post-order.
 pub(crate) fn reverse_post_order(g: &Graph, f: NodeId) -> Vec<NodeId> {
     let mut post = Vec::new();
-    let mut seen = vec![false; g.len() + 1];
-    // (node, next output to try)
-    let mut stack = vec![(f, 0usize)];
-    seen[f.nid() as usize] = true;
-    while let Some(&mut (n, ref mut next)) = stack.last_mut() {
-        let succ = successors(g, n);
+    // A set, not a flag per node of the graph: this runs once per
+    // function, and clearing the whole graph each time was quadratic on
+    // many functions.
+    let mut seen: FxHashSet<NodeId> = FxHashSet::default();
+    // (node, its successors, the next one to try)
+    let mut stack = vec![(f, successors(g, f), 0usize)];
+    seen.insert(f);
+    while let Some((n, succ, next)) = stack.last_mut() {
         if let Some(&s) = succ.get(*next) {
             *next += 1;
-            if !seen[s.nid() as usize] {
-                seen[s.nid() as usize] = true;
-                stack.push((s, 0));
+            if seen.insert(s) {
+                stack.push((s, successors(g, s), 0));
             }
             continue;
         }
-        stack.pop();
-        if is_block_head(g, n) {
-            post.push(n);
+        if is_block_head(g, *n) {
+            post.push(*n);
         }
+        stack.pop();
     }
     post.reverse();
     post

@@ -110,14 +110,20 @@ pub fn color(lrgs: &Lrgs, adj: &[Vec<u32>], caller_saved: RegMask) -> Coloring {
             }
         }
     }
-    while let Some(r) = stack.pop() {
-        let ru = r as usize;
-        let mut free = lrgs.mask[ru];
-        for &x in &adj[ru] {
-            if let Some(Loc::Reg(c)) = loc[x as usize] {
-                free = free.without(RegMask::of(c));
+    // The registers each live range's neighbours hold so far, kept up to
+    // date as they are coloured (a lookup instead of a walk over the
+    // neighbours, which made a value split many times quadratic).
+    let mut taken = vec![RegMask::EMPTY; n];
+    for r in 0..n {
+        if let Some(Loc::Reg(c)) = loc[r] {
+            for &x in &adj[r] {
+                taken[x as usize] = taken[x as usize].or(RegMask::of(c));
             }
         }
+    }
+    while let Some(r) = stack.pop() {
+        let ru = r as usize;
+        let free = lrgs.mask[ru].without(taken[ru]);
         if free.is_empty() {
             if lrgs.can_stack[ru] {
                 stacked.push(r);
@@ -139,12 +145,7 @@ pub fn color(lrgs: &Lrgs, adj: &[Vec<u32>], caller_saved: RegMask) -> Coloring {
             // A register a partner not coloured yet may still take.
             for &p in &lrgs.partners[ru] {
                 if loc[p as usize].is_none() {
-                    let mut pfree = free.and(lrgs.mask[p as usize]);
-                    for &x in &adj[p as usize] {
-                        if let Some(Loc::Reg(c)) = loc[x as usize] {
-                            pfree = pfree.without(RegMask::of(c));
-                        }
-                    }
+                    let pfree = free.and(lrgs.mask[p as usize]).without(taken[p as usize]);
                     pick = pfree.first();
                     if pick.is_some() {
                         break;
@@ -158,6 +159,11 @@ pub fn color(lrgs: &Lrgs, adj: &[Vec<u32>], caller_saved: RegMask) -> Coloring {
             .or_else(|| free.and(caller_saved).first())
             .or_else(|| free.first());
         loc[ru] = pick.map(Loc::Reg);
+        if let Some(c) = pick {
+            for &x in &adj[ru] {
+                taken[x as usize] = taken[x as usize].or(RegMask::of(c));
+            }
+        }
     }
     // Stack slots, coloured apart from the registers.
     stacked.sort_unstable();

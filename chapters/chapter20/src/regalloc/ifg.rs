@@ -1,11 +1,12 @@
 //! Liveness and the interference graph.
 //!
-//! Liveness is computed per function over the values (not the live
-//! ranges, so that two values of one live range live at once show up as
-//! a self-conflict): the classic backwards data flow to a fixed point,
-//! with one bitset per block, visiting the blocks in post-order. A phi's
-//! input is live at the end of the predecessor it comes from, not in the
-//! phi's block.
+//! Liveness is computed over the values (not the live ranges, so that
+//! two values of one live range live at once show up as a self-conflict),
+//! one value at a time: from each use, walk the control flow backwards to
+//! the definition, marking the value live out of every block passed
+//! (Appel's "path exploration"; the work is the size of the answer). A
+//! phi's input is live at the end of the predecessor it comes from, not
+//! in the phi's block.
 //!
 //! Then each block is walked backwards from what is live at its end,
 //! keeping the live values in a sparse set (constant time to add and
@@ -70,122 +71,103 @@ impl SparseSet {
     }
 }
 
-fn set(bits: &mut [u64], i: u32) -> bool {
-    let (w, b) = (i as usize / 64, i % 64);
-    let old = bits[w];
-    bits[w] |= 1 << b;
-    old != bits[w]
-}
-
-fn clear(bits: &mut [u64], i: u32) {
-    bits[i as usize / 64] &= !(1 << (i % 64));
+/// What is live at the end of every block, as a list of values per block
+/// (by [`Layout::blocks`] index, each list in increasing order).
+///
+/// Per value rather than per block: from each block that uses a value
+/// before (or without) defining it, walk the control flow backwards,
+/// marking the value live into each block and out of its predecessors,
+/// until the block that defines it or a block already marked. A phi's
+/// input starts the walk at the end of its predecessor. The work is the
+/// size of the answer, where a bitset per block would cost the blocks
+/// times the values of a function (quadratic on one huge function).
+fn live_out(cx: &Ctx, lay: &Layout, vals: &Vals) -> Vec<Vec<u32>> {
+    let g = cx.g;
+    let nb = lay.blocks.len();
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); nb];
+    for (bi, b) in lay.blocks.iter().enumerate() {
+        for &s in &b.succs {
+            preds[s].push(bi);
+        }
+    }
+    // (value, block, live out only): a use in the block, or a phi input
+    // live at the end of the block it comes from.
+    let mut starts: Vec<(u32, u32, bool)> = Vec::new();
+    for (bi, b) in lay.blocks.iter().enumerate() {
+        for &n in &b.insts {
+            for (_, x, _) in cx.uses(n) {
+                if let Some(u) = vals.get(x) {
+                    // In SSA a use in its definition's block follows it.
+                    if vals.block[u as usize] as usize != bi {
+                        starts.push((u, bi as u32, false));
+                    }
+                }
+            }
+        }
+        for &p in &b.phis {
+            if vals
+                .get(p)
+                .is_some_and(|v| vals.def[v as usize] == Def::Phi)
+            {
+                for (i, pred) in b.preds.iter().enumerate() {
+                    let Some(pb) = *pred else { continue };
+                    if let Some(u) = g.input(p, i + 1).and_then(|x| vals.get(x)) {
+                        starts.push((u, pb as u32, true));
+                    }
+                }
+            }
+        }
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    let mut out: Vec<Vec<u32>> = vec![Vec::new(); nb];
+    // The value (plus one) last marked live into / out of each block.
+    let mut in_mark = vec![0u32; nb];
+    let mut out_mark = vec![0u32; nb];
+    let mut work: Vec<usize> = Vec::new();
+    for &(v, b, out_only) in &starts {
+        let (stamp, def) = (v + 1, vals.block[v as usize] as usize);
+        if !out_only && in_mark[b as usize] != stamp {
+            in_mark[b as usize] = stamp;
+            work.push(b as usize);
+        }
+        let mut mark_out = |p: usize, work: &mut Vec<usize>| {
+            if out_mark[p] != stamp {
+                out_mark[p] = stamp;
+                out[p].push(v);
+            }
+            if p != def && in_mark[p] != stamp {
+                in_mark[p] = stamp;
+                work.push(p);
+            }
+        };
+        if out_only {
+            mark_out(b as usize, &mut work);
+        }
+        while let Some(k) = work.pop() {
+            for &p in &preds[k] {
+                mark_out(p, &mut work);
+            }
+        }
+    }
+    out
 }
 
 /// Computes liveness and builds the interference graph, narrowing the
 /// live ranges' masks by kills and marking self-conflicts.
 pub fn build(cx: &Ctx, lay: &Layout, vals: &Vals, lrgs: &mut Lrgs) -> Ifg {
     let g = cx.g;
-    let nv = vals.len();
     let mut edges: FxHashSet<(u32, u32)> = FxHashSet::default();
     let mut adj: Vec<Vec<u32>> = vec![Vec::new(); lrgs.len()];
-    let mut live = SparseSet::new(nv);
-    let mut local_ix = vec![u32::MAX; nv];
+    let mut live = SparseSet::new(vals.len());
+    let live_out = live_out(cx, lay, vals);
     for (_, fblocks) in &lay.funs {
-        // Values of this function, numbered locally for the bitsets.
-        let mut globals: Vec<u32> = Vec::new();
+        // The backwards walk of each block.
         for &bi in fblocks {
             let b = &lay.blocks[bi];
-            for &n in b.phis.iter().chain(&b.insts) {
-                if let Some(v) = vals.get(n) {
-                    if local_ix[v as usize] == u32::MAX {
-                        local_ix[v as usize] = globals.len() as u32;
-                        globals.push(v);
-                    }
-                }
-            }
-        }
-        let local_of = LocalOf(&local_ix);
-        let words = globals.len().div_ceil(64).max(1);
-        let pos: rustc_hash::FxHashMap<usize, usize> =
-            fblocks.iter().enumerate().map(|(i, &b)| (b, i)).collect();
-        let nb = fblocks.len();
-        // Per block: upward-exposed uses, definitions, phi uses at its end.
-        let mut gen = vec![vec![0u64; words]; nb];
-        let mut defs = vec![vec![0u64; words]; nb];
-        let mut phi_uses = vec![vec![0u64; words]; nb];
-        for (k, &bi) in fblocks.iter().enumerate() {
-            let b = &lay.blocks[bi];
-            for &n in b.insts.iter().rev() {
-                if let Some(&d) = vals.get(n).and_then(|v| local_of.get(&v)) {
-                    set(&mut defs[k], d);
-                    clear(&mut gen[k], d);
-                }
-                for (_, x, _) in cx.uses(n) {
-                    if let Some(&u) = vals.get(x).and_then(|v| local_of.get(&v)) {
-                        set(&mut gen[k], u);
-                    }
-                }
-            }
-            for &p in &b.phis {
-                if let Some(&d) = vals.get(p).and_then(|v| local_of.get(&v)) {
-                    set(&mut defs[k], d);
-                    clear(&mut gen[k], d);
-                }
-                if vals
-                    .get(p)
-                    .is_some_and(|v| vals.def[v as usize] == Def::Phi)
-                {
-                    for (i, pred) in b.preds.iter().enumerate() {
-                        let Some(&pk) = pred.and_then(|pb| pos.get(&pb)) else {
-                            continue;
-                        };
-                        if let Some(&u) = g
-                            .input(p, i + 1)
-                            .and_then(|x| vals.get(x))
-                            .and_then(|v| local_of.get(&v))
-                        {
-                            set(&mut phi_uses[pk], u);
-                        }
-                    }
-                }
-            }
-        }
-        let mut live_in = vec![vec![0u64; words]; nb];
-        let mut live_out = vec![vec![0u64; words]; nb];
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for k in (0..nb).rev() {
-                let b = &lay.blocks[fblocks[k]];
-                let mut out = phi_uses[k].clone();
-                for s in &b.succs {
-                    if let Some(&sk) = pos.get(s) {
-                        for (o, i) in out.iter_mut().zip(&live_in[sk]) {
-                            *o |= *i;
-                        }
-                    }
-                }
-                let inn: Vec<u64> = (0..words)
-                    .map(|w| gen[k][w] | (out[w] & !defs[k][w]))
-                    .collect();
-                if inn != live_in[k] {
-                    live_in[k] = inn;
-                    changed = true;
-                }
-                live_out[k] = out;
-            }
-        }
-        // The backwards walk of each block.
-        for (k, &bi) in fblocks.iter().enumerate() {
-            let b = &lay.blocks[bi];
             live.clear();
-            for (w, &bits) in live_out[k].iter().enumerate() {
-                let mut bits = bits;
-                while bits != 0 {
-                    let t = bits.trailing_zeros();
-                    bits &= bits - 1;
-                    live.insert(globals[w * 64 + t as usize]);
-                }
+            for &v in &live_out[bi] {
+                live.insert(v);
             }
             for &n in b.insts.iter().rev() {
                 if let Some(d) = vals.get(n) {
@@ -228,24 +210,12 @@ pub fn build(cx: &Ctx, lay: &Layout, vals: &Vals, lrgs: &mut Lrgs) -> Ifg {
                 }
             }
         }
-        for &v in &globals {
-            local_ix[v as usize] = u32::MAX;
-        }
     }
     for (r, list) in adj.iter_mut().enumerate() {
         lrgs.mask[r] = lrgs.mask[r].without(lrgs.killed[r]);
         list.sort_unstable();
     }
     Ifg { adj }
-}
-
-/// A function's local numbering of its values.
-struct LocalOf<'a>(&'a [u32]);
-
-impl LocalOf<'_> {
-    fn get(&self, v: &u32) -> Option<&u32> {
-        self.0.get(*v as usize).filter(|&&x| x != u32::MAX)
-    }
 }
 
 /// Values `a` and `b` are live at once.
