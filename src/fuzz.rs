@@ -159,6 +159,9 @@ struct Generator {
     in_call: bool,
     /// Statements written in functions so far.
     statements_in_functions: usize,
+    /// Per struct, per field: its initialiser reads `arg`, so a function
+    /// (which cannot see `arg`) must set it in a constructor block.
+    reads_arg: Vec<Vec<bool>>,
 }
 
 /// A random program for `seed` in the latest chapter's language, one
@@ -185,6 +188,7 @@ pub fn generate_for(seed: u64, chapter: u32) -> String {
         calls_left: 0,
         in_call: false,
         statements_in_functions: 0,
+        reads_arg: Vec::new(),
     };
     // Most programs use structs; a few stay with integers only.
     let structs = [0, 1, 1, 2][g.rng.below(4) as usize];
@@ -196,10 +200,13 @@ pub fn generate_for(seed: u64, chapter: u32) -> String {
             })
             .collect();
         let mut decl: Vec<String> = Vec::new();
+        let mut reads_arg = Vec::new();
         for (f, kind, ty) in &fields {
             let init = g.field_initialiser(*kind);
+            reads_arg.push(init.contains("arg"));
             decl.push(format!("{ty} {f}{init};"));
         }
+        g.reads_arg.push(reads_arg);
         let fields = fields.into_iter().map(|(f, kind, _)| (f, kind)).collect();
         let end = g.struct_end();
         let _ = writeln!(g.out, "struct S{s} {{ {} {end}", decl.join(" "));
@@ -327,18 +334,31 @@ impl Generator {
 
     /// A new object of struct `s`: `new S`, or from chapter 16 now and then
     /// with a constructor block that sets some of its fields.
+    ///
+    /// In a function, a field whose initialiser reads `arg` is always set
+    /// (the function cannot see `arg`; chapter 19 refuses the default).
     fn new_object(&mut self, s: usize) -> String {
         let name = self.structs[s].0.clone();
-        if !self.constructors() || !self.rng.chance(40) {
+        let must_set: Vec<bool> = if self.in_function {
+            self.reads_arg[s].clone()
+        } else {
+            vec![false; self.structs[s].1.len()]
+        };
+        if !self.constructors() || (!self.rng.chance(40) && !must_set.contains(&true)) {
             return format!("new {name}");
         }
         let mut body = String::new();
-        for (f, kind) in self.structs[s].1.clone() {
-            if self.rng.chance(60) {
+        for (i, (f, kind)) in self.structs[s].1.clone().into_iter().enumerate() {
+            if self.rng.chance(60) || must_set[i] {
+                // No call: a field set to a call's result is `Bottom` while
+                // the constructor is parsed, which Simple (and chapter 17
+                // on) reads as a field never set.
+                let in_call = std::mem::replace(&mut self.in_call, true);
                 let value = match kind {
                     Kind::Int | Kind::Flt => self.value_of(kind, 1),
                     _ => "null".to_owned(),
                 };
+                self.in_call = in_call;
                 let _ = write!(body, " {f} = {value};");
             }
         }

@@ -2045,6 +2045,27 @@ impl<'a> Parser<'a> {
                 ));
             }
         }
+        // Chapter 19: a field's initialiser is computed where its struct
+        // is declared, at the top level, so inside a function a default
+        // that is no constant is a value of another function. The
+        // evaluators can read it there, but machine code compiles each
+        // function on its own (as for a variable: functions are no
+        // closures). Main's body is the first function, so a function
+        // inside it has two scopes around it.
+        if self.outer_scopes.len() > 1 {
+            for (idx, &v) in values.iter().enumerate() {
+                let default = node::struct_::default(&self.graph, defaults, idx);
+                if v == default && !self.graph.types.is_constant(self.graph.ty(v)) {
+                    let fname = self.graph.types.field_name(info.ty, idx);
+                    return Err(Error::new(
+                        format!(
+                            "Field '{fname}' of '{name}' is initialized out of function scope and must be set in the constructor or be a final constant"
+                        ),
+                        at,
+                    ));
+                }
+            }
+        }
         let size = self
             .graph
             .types

@@ -537,6 +537,9 @@ fn test_arrays_of_not_null_pointers_cannot_be_allocated() {
 /// Return's Region fed `m5`'s and the other way round, a cycle of Regions
 /// with no Loop, and the dominator walk recursed until the stack overflowed.
 /// A call found in such dead code is not inlined.
+///
+/// Chapter 19: the functions set `f0` themselves, as its initialiser reads
+/// `arg`, which a function cannot see in machine code.
 #[test]
 fn test_fuzz_seed_10610() {
     let code = compile(
@@ -553,7 +556,7 @@ val m4 = { int n6, int n7, int n8 ->
 };
 val m5 = { int n10, int n11, int n12 ->
   n12++;
-  S0 !p14 = new S0 { };
+  S0 !p14 = new S0 { f0 = n12; };
   if (n10) return ((n12 - n11));
   int t13 = m4(n10 - 1, ((n11) >= -n11), ((((5 != n12) ? (4 >= p14.f0) : p14.f0) << p14.f0) & (n11 & p14.f0)));
   return t13 + ((n11 != 2) + t13);
@@ -564,7 +567,7 @@ val g15 = { int n16, int n17, int n18 ->
     if ((n16 ? (3 ^ n17) : (n16 / n16))) return (n18 - (n18 == n17));
     continue;
   }
-  S0 !p20 = new S0;
+  S0 !p20 = new S0 { f0 = n16; };
   return (-n16 <= (1.5 + 3.0));
 };
 S0 !p21 = new S0 { };

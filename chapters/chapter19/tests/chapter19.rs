@@ -761,3 +761,20 @@ fn test_new_size_register_per_abi() {
         assert_eq!(in_mask(g, new, m, 1, abi), Some(RegMask::of(reg)), "{name}");
     }
 }
+
+/// A field initialiser that reads `arg` is a value of `main`: a function
+/// may allocate the struct only by setting that field itself, as machine
+/// code compiles each function on its own.
+#[test]
+fn test_a_function_cannot_take_mains_field_initialiser() {
+    let src = "struct S { int f = arg + 1; }; val g = { int x -> S s = new S; return s.f + x; }; return g(2);";
+    let err = CodeGen::new(src).parse().map(|_| ()).expect_err("refused");
+    assert_eq!(
+        err.to_string(),
+        "Field 'f' of 'S' is initialized out of function scope and must be set in the constructor or be a final constant"
+    );
+    let ok = compile(
+        "struct S { int f = arg + 1; }; val g = { int x -> S s = new S { f = x; }; return s.f + x; }; S t = new S; return g(2) + t.f;",
+    );
+    assert_shows(&ok, 5, "10");
+}
