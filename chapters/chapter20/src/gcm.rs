@@ -1314,6 +1314,11 @@ fn raise_above_writers_aside(
 /// so that ordering inside the block keeps the Load first.
 fn load_goes_first(g: &mut Graph, load: NodeId, writer: NodeId) {
     if !g.inputs(writer).contains(&Some(load)) {
+        // (A machine writer notes where its operands end.)
+        let operands = g.n_ins(writer) as u32;
+        if let NodeKind::Mach(m) = g.kind_mut(writer) {
+            m.order_from.get_or_insert(operands);
+        }
         g.add_def(writer, Some(load));
     }
 }

@@ -42,6 +42,10 @@ pub fn asm(cpu: Cpu, g: &Graph, n: NodeId, m: &Mach) -> String {
 /// The registers input `i` of machine node `n` may come from (`None`: no
 /// register).
 pub fn in_mask(target: Target, g: &Graph, n: NodeId, m: &Mach, i: usize) -> Option<RegMask> {
+    // An input that only orders the node after a Load reads no register.
+    if m.order_from.is_some_and(|from| i as u32 >= from) {
+        return None;
+    }
     match target.cpu {
         Cpu::X86_64 => x86_64::ops::in_mask(g, n, m, i, target.abi),
         Cpu::Riscv => riscv::ops::in_mask(g, n, m, i),

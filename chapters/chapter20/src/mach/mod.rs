@@ -418,6 +418,10 @@ pub struct Mach {
     /// For a call of a function known here: its (constant) function
     /// pointer type, which names it.
     pub callee: Option<TypeId>,
+    /// Chapter 20: inputs from this index on are no operands: global code
+    /// motion gave a writer the Loads that must come before it in its
+    /// block as extra inputs, which order it and hold no register.
+    pub order_from: Option<u32>,
 }
 
 impl Mach {
@@ -436,6 +440,7 @@ impl Mach {
             off_ty: None,
             libcall: None,
             callee: None,
+            order_from: None,
         }
     }
 

@@ -43,7 +43,7 @@
 //! output mask (for a phi or a split: in its value's register bank; for a
 //! parameter: where the calling convention passes it; for a call's
 //! result: the return register); every register operand is in its input
-//! mask; only splits live on the stack (and parameters passed there; a
+//! mask; only splits and phis live on the stack (and parameters passed there; a
 //! split from one stack slot to another goes through a scratch register);
 //! no value has a reserved register (the return address's, the scratch
 //! register); a two-address operation's result
@@ -657,9 +657,14 @@ impl<'a> FunChecker<'a> {
                 }
             }
             Def::Op(mask) => self.reg_in(b, n, l, mask, "its result")?,
+            // A phi moves nothing itself: on the stack, its inputs must
+            // be in its slot at the ends of the predecessors and its users
+            // read the slot, which the walk checks.
             Def::Phi => {
-                let mask = value_bank().unwrap_or(RegMask::EMPTY);
-                self.reg_in(b, n, l, mask, "the phi")?;
+                if let Loc::Reg(_) = l {
+                    let mask = value_bank().unwrap_or(RegMask::EMPTY);
+                    self.reg_in(b, n, l, mask, "the phi")?;
+                }
             }
             Def::Proj(parent) => {
                 let mask = match (g.role(parent), mach(g, parent)) {
@@ -706,12 +711,17 @@ impl<'a> FunChecker<'a> {
                 }
             }
         }
-        if !matches!(def, Def::Split | Def::Parm(_)) && !matches!(l, Loc::Reg(_)) {
+        let on_stack_allowed = match def {
+            Def::Split | Def::Parm(_) => true,
+            Def::Phi => matches!(l, Loc::Slot(_)),
+            _ => false,
+        };
+        if !on_stack_allowed && !matches!(l, Loc::Reg(_)) {
             return Err(self.err(
                 b,
                 n,
                 format!(
-                    "only splits may live on the stack, but it is at {}",
+                    "only splits and phis may live on the stack, but it is at {}",
                     self.loc_name(l)
                 ),
             ));

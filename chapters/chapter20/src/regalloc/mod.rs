@@ -114,6 +114,13 @@ pub fn allocate(
     };
     split::rematerialize(target, g, &lay, &vals).apply(g, local, &lay);
     prune(g, local);
+    // Comparisons next to the users of their flags.
+    let lay = {
+        let cx = build::Ctx::new(g, target);
+        build::layout(&cx, s, local)
+    };
+    split::flags_next_to_users(target, g, local, &lay);
+    prune(g, local);
     // The calling convention's splits: stack arguments in and out.
     let (lay, vals) = {
         let cx = build::Ctx::new(g, target);
@@ -152,7 +159,13 @@ pub fn allocate(
                 round,
             ));
         }
-        let plan = split::split(target, g, &lay, &vals, &lrgs, &coloring.failed, round);
+        // From the fourth round on, what stands in the way is split too.
+        let to_split = if round >= 4 {
+            blockers(&lrgs, &graph.adj, &coloring)
+        } else {
+            coloring.failed.clone()
+        };
+        let plan = split::split(target, g, &lay, &vals, &lrgs, &to_split, round);
         if plan.count == 0 {
             return Err(Error::new(
                 "register allocation: a live range cannot be split further",
@@ -166,6 +179,31 @@ pub fn allocate(
         format!("register allocation did not finish in {MAX_ROUNDS} rounds"),
         0,
     ))
+}
+
+/// The failed live ranges, and with each one that may take a single
+/// register the neighbours that took it: splitting only the failed one
+/// leaves its pieces as pinned as it was (a division's quotient in `rax`
+/// while a chain of two-address operations lives in `rax` across it), so
+/// the one in the way is split too.
+fn blockers(lrgs: &live_range::Lrgs, adj: &[Vec<u32>], coloring: &color::Coloring) -> Vec<u32> {
+    let mut out = coloring.failed.clone();
+    for &r in &coloring.failed {
+        let mask = lrgs.mask[r as usize];
+        if mask.len() != 1 || lrgs.self_conflict[r as usize] {
+            continue;
+        }
+        for &x in &adj[r as usize] {
+            let in_the_way =
+                matches!(coloring.loc[x as usize], Some(Loc::Reg(c)) if mask.contains(c));
+            if in_the_way && lrgs.fixed[x as usize].is_none() {
+                out.push(x);
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// Drops from the local schedule the nodes that died as splitting and

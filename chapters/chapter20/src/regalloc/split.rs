@@ -97,8 +97,10 @@ impl Places {
 }
 
 impl Plan {
-    /// A split of `v` right before instruction `user`, which then reads it
-    /// instead of `v` (at every input where it read `v`).
+    /// A split of `v` right before instruction `user` for each input where
+    /// it reads `v`, which then reads its split instead: one per input,
+    /// since two inputs may want two registers (a call passing one value
+    /// as two arguments).
     fn before_use(
         &mut self,
         g: &mut Graph,
@@ -111,18 +113,19 @@ impl Plan {
             return;
         };
         let head = lay.blocks[bi].head;
-        let s = make_or_remat(g, head, v);
         for i in 1..g.n_ins(user) {
-            if g.input(user, i) == Some(v) {
-                g.set_def(user, i, Some(s));
+            if g.input(user, i) != Some(v) {
+                continue;
             }
+            let s = make_or_remat(g, head, v);
+            g.set_def(user, i, Some(s));
+            if in_tail {
+                self.at_end.entry(head).or_default().push(s);
+            } else {
+                self.before.entry(user).or_default().push(s);
+            }
+            self.count += 1;
         }
-        if in_tail {
-            self.at_end.entry(head).or_default().push(s);
-        } else {
-            self.before.entry(user).or_default().push(s);
-        }
-        self.count += 1;
     }
 
     /// A split of `v` right after its definition, which every user of `v`
@@ -165,6 +168,21 @@ impl Plan {
         };
         let head = lay.blocks[pred].head;
         let s = make_or_remat(g, head, x);
+        g.set_def(p, i, Some(s));
+        self.at_end.entry(head).or_default().push(s);
+        self.count += 1;
+    }
+
+    /// A split (never a copy of a constant: the piece it starts must be
+    /// able to live on the stack) of phi `p`'s input `i` at the end of
+    /// the predecessor it comes from.
+    fn phi_input_split(&mut self, g: &mut Graph, lay: &Layout, bi: usize, p: NodeId, i: usize) {
+        let Some(x) = g.input(p, i) else { return };
+        let Some(Some(pred)) = lay.blocks[bi].preds.get(i - 1).copied() else {
+            return;
+        };
+        let head = lay.blocks[pred].head;
+        let s = make(g, head, x);
         g.set_def(p, i, Some(s));
         self.at_end.entry(head).or_default().push(s);
         self.count += 1;
@@ -554,8 +572,138 @@ pub fn split(
             }
             if matches!(vals.def[vi], Def::Op | Def::Parm) {
                 plan.after_def(g, lay, vals, n);
+            } else if vals.def[vi] == Def::Phi {
+                // A phi joins its inputs into its live range: copies of
+                // the inputs at the ends of the predecessors and of the
+                // phi for its users leave a piece made of phis and
+                // splits, which may take a stack slot.
+                let bi = vals.block[vi] as usize;
+                for i in 1..g.n_ins(n) {
+                    let input_is_split = g
+                        .input(n, i)
+                        .is_some_and(|x| crate::mach::op(g, x) == Some(Op::Split));
+                    if !input_is_split {
+                        plan.phi_input_split(g, lay, bi, n, i);
+                    }
+                }
+                let read_by_others = g.outputs(n).iter().any(|&u| {
+                    crate::mach::op(g, u) != Some(Op::Split)
+                        && vals.get(u).is_none_or(|x| lrgs.of[x as usize] != r)
+                });
+                if read_by_others {
+                    plan.after_def(g, lay, vals, n);
+                }
             }
         }
     }
     plan
+}
+
+/// Flags live in no register that a copy can reach: a comparison must be
+/// followed by its users before anything that changes the flags (x86
+/// arithmetic, another comparison). Scheduling does not promise that (a
+/// `Set` may land in a later block, or an `add` between), so before the
+/// first round each user is brought next to its comparison: a `Set`
+/// (which reads nothing but the flags) moves up to right after it, and a
+/// branch gets its own copy of a register-only comparison right before
+/// it. A comparison left with no users is dropped.
+pub fn flags_next_to_users(
+    target: Target,
+    g: &mut Graph,
+    local: &mut FxHashMap<NodeId, Vec<NodeId>>,
+    lay: &Layout,
+) {
+    let places = Places::new(lay);
+    // Does anything between positions `from` and `to` (exclusive) of
+    // block `bi` change the flags?
+    let flags_changed = |g: &Graph, bi: usize, from: usize, to: usize| {
+        lay.blocks[bi].insts[from + 1..to].iter().any(|&x| {
+            crate::mach::sets_flags(g, x)
+                || mach(g, x)
+                    .and_then(|m| crate::cpu::kill_mask(target, m))
+                    .is_some_and(|k| {
+                        mach(g, lay.blocks[bi].insts[from])
+                            .and_then(|fm| {
+                                crate::cpu::out_mask(target, g, lay.blocks[bi].insts[from], fm)
+                            })
+                            .is_some_and(|f| !k.and(f).is_empty())
+                    })
+        })
+    };
+    let index = |bi: usize, n: NodeId| lay.blocks[bi].insts.iter().position(|&x| x == n);
+    let mut moved: Vec<(NodeId, NodeId)> = Vec::new();
+    let mut cloned: Vec<(NodeId, NodeId, bool)> = Vec::new();
+    for (bi, b) in lay.blocks.iter().enumerate() {
+        for (k, &f) in b.insts.iter().enumerate() {
+            if !crate::mach::sets_flags(g, f) {
+                continue;
+            }
+            let mut users: Vec<NodeId> = g.outputs(f).to_vec();
+            users.sort();
+            users.dedup();
+            for u in users {
+                let Some(&(ub, in_tail)) = places.of.get(&u) else {
+                    continue;
+                };
+                // (A store after a `CmpMem` keeps it as an ordering input.)
+                let reads_flags = Ctx::new(g, target).uses(u).iter().any(|&(_, x, _)| x == f);
+                if !reads_flags {
+                    continue;
+                }
+                if ub == bi && index(bi, u).is_some_and(|uk| uk > k && !flags_changed(g, bi, k, uk))
+                {
+                    continue;
+                }
+                let reads_only_flags =
+                    (1..g.n_ins(u)).all(|i| g.input(u, i).is_none_or(|x| x == f));
+                if !in_tail && reads_only_flags {
+                    moved.push((f, u));
+                } else if crate::mach::op(g, f) != Some(Op::CmpMem) {
+                    cloned.push((f, u, in_tail));
+                }
+            }
+        }
+    }
+    for (f, u) in moved {
+        let (Some(&(fb, _)), Some(&(ub, _))) = (places.of.get(&f), places.of.get(&u)) else {
+            continue;
+        };
+        let (fh, uh) = (lay.blocks[fb].head, lay.blocks[ub].head);
+        if let Some(list) = local.get_mut(&uh) {
+            list.retain(|&x| x != u);
+        }
+        g.set_def(u, 0, Some(fh));
+        let list = local.entry(fh).or_default();
+        let at = list
+            .iter()
+            .position(|&x| x == f)
+            .map_or(list.len(), |p| p + 1);
+        list.insert(at, u);
+    }
+    for (f, u, in_tail) in cloned {
+        let Some(&(ub, _)) = places.of.get(&u) else {
+            continue;
+        };
+        let uh = lay.blocks[ub].head;
+        let m = mach(g, f).cloned().expect("a comparison is a machine node");
+        let mut ins: Vec<Option<NodeId>> = (0..g.n_ins(f)).map(|i| g.input(f, i)).collect();
+        ins[0] = Some(uh);
+        let ty = g.ty(f);
+        let c = add_mach(g, m, &ins, ty);
+        for i in 1..g.n_ins(u) {
+            if g.input(u, i) == Some(f) {
+                g.set_def(u, i, Some(c));
+            }
+        }
+        let list = local.entry(uh).or_default();
+        let at = if in_tail {
+            list.len()
+        } else {
+            list.iter().position(|&x| x == u).unwrap_or(list.len())
+        };
+        list.insert(at, c);
+        if g.is_unused(f) {
+            g.discard(f);
+        }
+    }
 }
