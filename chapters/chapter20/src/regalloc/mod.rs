@@ -141,6 +141,16 @@ pub fn allocate(
     split::shared_phi_inputs(g, &lay, &vals).apply(g, local, &lay);
     let caller = crate::cpu::caller_saved(target);
     for round in 1..=MAX_ROUNDS {
+        if round > 1 {
+            // The last round's splits may have come between a comparison
+            // and a user of its flags.
+            let lay = {
+                let cx = build::Ctx::new(g, target);
+                build::layout(&cx, s, local)
+            };
+            split::flags_next_to_users(target, g, local, &lay);
+            prune(g, local);
+        }
         let cx = build::Ctx::new(g, target);
         let lay = build::layout(&cx, s, local);
         let vals = build::values(&cx, &lay);
