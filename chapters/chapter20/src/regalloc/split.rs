@@ -221,12 +221,15 @@ impl Plan {
                     new.extend(v);
                 }
             }
-            let end: Vec<NodeId> = sunk
-                .into_iter()
-                .flatten()
-                .chain(self.at_end.get(&head).into_iter().flatten())
-                .copied()
-                .collect();
+            // A sunk instruction takes the splits planned before and after
+            // it along.
+            let mut end: Vec<NodeId> = Vec::new();
+            for &n in sunk.into_iter().flatten() {
+                end.extend(self.before.get(&n).into_iter().flatten());
+                end.push(n);
+                end.extend(self.after.get(&n).into_iter().flatten());
+            }
+            end.extend(self.at_end.get(&head).into_iter().flatten());
             if !end.is_empty() {
                 // Before the comparison whose flags end the block (a copy
                 // of a zero is an `xor`, which changes them).

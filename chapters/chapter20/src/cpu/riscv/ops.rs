@@ -328,7 +328,15 @@ fn call_in_mask(g: &Graph, n: NodeId, m: &Mach, i: usize) -> Option<RegMask> {
     let nargs = if indirect { nins - 3 } else { nins - 2 };
     match i {
         1 => None,
-        _ if indirect && i == nins - 1 => Some(GPRS),
+        // The target of an indirect call: in no argument register, which
+        // the arguments hold at the call.
+        _ if indirect && i == nins - 1 => {
+            let args = super::arg_masks(&[LType::S64; 8])
+                .into_iter()
+                .flatten()
+                .fold(RegMask::EMPTY, RegMask::or);
+            Some(GPRS.without(args))
+        }
         _ => {
             let kinds: Vec<LType> = (0..nargs).map(|k| input_type(g, n, 2 + k)).collect();
             super::arg_masks(&kinds).get(i - 2).copied().flatten()

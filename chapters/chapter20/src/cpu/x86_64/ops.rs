@@ -325,7 +325,15 @@ fn call_in_mask(g: &Graph, n: NodeId, i: usize, abi: Abi) -> Option<RegMask> {
     let nargs = if indirect { nins - 3 } else { nins - 2 };
     match i {
         1 => None,
-        _ if indirect && i == nins - 1 => Some(WRITABLE),
+        // The target of an indirect call: in no argument register, which
+        // the arguments hold at the call.
+        _ if indirect && i == nins - 1 => {
+            let args = super::arg_masks(abi, &[LType::S64; 6])
+                .into_iter()
+                .flatten()
+                .fold(RegMask::EMPTY, RegMask::or);
+            Some(WRITABLE.without(args))
+        }
         _ => {
             let kinds: Vec<LType> = (0..nargs)
                 .map(|k| {
