@@ -39,11 +39,16 @@ fn compile(src: &str) -> CodeGen {
 /// `code.parse().opto().typeCheck().instSelect("x86_64_v2", "SystemV")
 /// .GCM().localSched()`).
 fn x86(src: &str) -> CodeGen {
+    x86_with(src, "SystemV")
+}
+
+/// `x86` with the calling convention `abi` (`SystemV` or `Win64`).
+fn x86_with(src: &str, abi: &str) -> CodeGen {
     let mut code = CodeGen::new(src);
     code.parse()
         .and_then(|c| c.opto())
         .and_then(|c| c.type_check())
-        .and_then(|c| c.inst_select("x86_64_v2", "SystemV"))
+        .and_then(|c| c.inst_select("x86_64_v2", abi))
         .and_then(|c| c.legalize())
         .and_then(|c| c.gcm())
         .and_then(|c| c.local_sched())
@@ -745,13 +750,7 @@ fn test_new_size_register_per_abi() {
         ("SystemV", Abi::SystemV, x86_64::RSI),
         ("Win64", Abi::Win64, x86_64::RDX),
     ] {
-        let mut code = CodeGen::new("return new int[arg];");
-        code.parse()
-            .and_then(|c| c.opto())
-            .and_then(|c| c.type_check())
-            .and_then(|c| c.inst_select("x86_64_v2", name))
-            .and_then(|c| c.legalize())
-            .expect("compiles");
+        let code = x86_with("return new int[arg];", name);
         let g = &code.graph;
         let new = g
             .ids()
