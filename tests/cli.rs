@@ -330,17 +330,35 @@ fn a_possible_null_dereference_is_a_program_error() {
 #[test]
 fn asm_lists_the_machine_program_for_each_cpu() {
     let src = "return arg+1;";
-    let x86 = simple(&["asm", "-e", src]);
+    // Chapter 19: virtual registers.
+    let x86 = simple(&["asm", "-c", "19", "-e", src]);
     assert_eq!(x86.status.code(), Some(0), "{}", stderr(&x86));
     assert!(stdout(&x86).starts_with("main:\n"), "{}", stdout(&x86));
     assert!(stdout(&x86).contains("add v"), "{}", stdout(&x86));
-    let riscv = simple(&["asm", "--cpu", "riscv", "-e", src]);
+    let riscv = simple(&["asm", "-c", "19", "--cpu", "riscv", "-e", src]);
     assert!(stdout(&riscv).contains("addi v"), "{}", stdout(&riscv));
-    let arm = simple(&["asm", "--cpu", "arm", "-e", src]);
+    let arm = simple(&["asm", "-c", "19", "--cpu", "arm", "-e", src]);
     assert!(stdout(&arm).contains("add v"), "{}", stdout(&arm));
     assert!(stdout(&arm).contains("#1"), "{}", stdout(&arm));
+    // Chapter 20, the default: registers allocated by each ABI.
+    let x86 = simple(&["asm", "-e", src]);
+    assert_eq!(x86.status.code(), Some(0), "{}", stderr(&x86));
+    assert!(
+        stdout(&x86).contains("mov rax, rdi\n    add rax, 1\n"),
+        "{}",
+        stdout(&x86)
+    );
+    let riscv = simple(&["asm", "--cpu", "riscv", "-e", src]);
+    assert!(
+        stdout(&riscv).contains("addi a0, a0, 1"),
+        "{}",
+        stdout(&riscv)
+    );
+    let arm = simple(&["asm", "--cpu", "arm", "-e", src]);
+    assert!(stdout(&arm).contains("add x0, x0, #1"), "{}", stdout(&arm));
     let win = simple(&["asm", "--abi", "Win64", "-e", src]);
     assert_eq!(win.status.code(), Some(0));
+    assert!(stdout(&win).contains("mov rax, rcx"), "{}", stdout(&win));
 }
 
 #[test]
