@@ -13,11 +13,16 @@
 //!   and uses, single-register constraints that collide, a value live
 //!   across a call that clobbers every register it may take, or simply
 //!   too many neighbours) is split after each definition and before each
-//!   use. The middle piece is then touched only by splits and phis, so it
-//!   may take a stack slot if no register is left for it (a spill and
+//!   use (a split per operand), and a phi at its inputs and after
+//!   itself. The middle piece is then touched only by splits and phis, so
+//!   it may take a stack slot if no register is left for it (a spill and
 //!   reloads), and the pieces at the ends are as short as they can be.
+//!   From the fourth round, the driver also hands over the neighbours
+//!   that hold the one register a failed live range may take.
 //!
-//! Before the first round, the calling convention gets its splits: a
+//! Before every round, comparisons are brought next to the users of
+//! their flags ([`flags_next_to_users`]). Before the first, the calling
+//! convention gets its splits: a
 //! parameter passed on the stack (`InArg`) is copied at the top of the
 //! function, and a call's stack-passed argument is copied into its place
 //! (`OutArg`) right before the call.
