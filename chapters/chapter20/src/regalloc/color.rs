@@ -8,7 +8,8 @@
 //! it removes the cheapest to spill, optimistically (Briggs): the lowest
 //! cost per neighbour, where cost is the definitions and uses weighted by
 //! 8^loop depth, and a live range made only of constants (which are
-//! computed again where they are used) costs nothing. The removed ones wait in a set ordered by
+//! computed again where they are used) costs nothing, unless it is one
+//! constant with one use (a copy made for that use already: it goes last). The removed ones wait in a set ordered by
 //! that key, so a pick is a logarithm. Select colours them in reverse
 //! order of removal: the register of a live range joined to it by a split
 //! if one is free (the split then disappears), else one its partner may
@@ -45,7 +46,11 @@ pub fn color(lrgs: &Lrgs, adj: &[Vec<u32>], caller_saved: RegMask) -> Coloring {
         }
     }
     let key = |r: usize, deg: u32| -> u64 {
-        if lrgs.remat[r] {
+        if lrgs.remat_once[r] {
+            // Computed right for its one use already: spilling it again
+            // frees nothing, so others go first.
+            u64::MAX - 1
+        } else if lrgs.remat[r] {
             0
         } else {
             lrgs.cost[r].saturating_mul(1024) / (deg as u64 + 1) + 1

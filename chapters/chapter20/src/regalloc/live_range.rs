@@ -66,6 +66,9 @@ pub struct Lrgs {
     /// Every value of it is a constant, cheaper to compute again at each
     /// use than to keep in a register.
     pub remat: Vec<bool>,
+    /// It is one constant with one use: already a copy made for that use,
+    /// so giving it up again would only make the same copy again.
+    pub remat_once: Vec<bool>,
     /// A stack place the calling convention fixes.
     pub fixed: Vec<Option<super::Loc>>,
     /// Two values of it are live at once (through a phi or a two-address
@@ -139,6 +142,7 @@ pub fn build(cx: &Ctx, lay: &Layout, vals: &Vals) -> Lrgs {
         cost: vec![0; n],
         can_stack: vec![true; n],
         remat: vec![true; n],
+        remat_once: vec![false; n],
         fixed: vec![None; n],
         self_conflict: vec![false; n],
         conflicts: vec![SmallVec::new(); n],
@@ -155,7 +159,10 @@ pub fn build(cx: &Ctx, lay: &Layout, vals: &Vals) -> Lrgs {
         if !matches!(vals.def[v], Def::Split | Def::Phi) {
             l.can_stack[r] = false;
         }
-        if !super::split::remat(g, vals.nodes[v]) {
+        let node = vals.nodes[v];
+        l.remat_once[r] =
+            l.members[r].len() == 1 && super::split::remat(g, node) && g.outputs(node).len() == 1;
+        if !super::split::remat(g, node) {
             l.remat[r] = false;
         }
     }

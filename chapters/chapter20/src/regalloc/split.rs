@@ -249,28 +249,49 @@ impl Plan {
     }
 }
 
-/// A constant-like machine node (no inputs but its block) that global
-/// code motion left outside every function (one constant two functions
+/// A machine node outside every laid-out function whose inputs are such
+/// nodes too, or none: a constant, or a tree of operations on constants
+/// (RISC-V builds a large constant from `addi` and `slli`), which global
+/// code motion may share between functions. (Depth-limited: such trees
+/// are a few nodes.)
+fn orphan_tree(g: &Graph, vals: &Vals, x: NodeId, depth: u32) -> bool {
+    depth < 8
+        && vals.get(x).is_none()
+        && mach(g, x).is_some()
+        && (1..g.n_ins(x)).all(|i| {
+            g.input(x, i)
+                .is_none_or(|y| orphan_tree(g, vals, y, depth + 1))
+        })
+}
+
+/// A constant-like machine node (or a tree of them, see [`orphan_tree`])
+/// that global code motion left outside every function (one constant two functions
 /// share lands in the block of Start): a copy of it goes right before
 /// each of its users in the functions, which read that instead. And each
 /// constant input of a phi gets a copy of its own at the end of the
 /// predecessor it comes from.
 pub fn rematerialize(target: Target, g: &mut Graph, lay: &Layout, vals: &Vals) -> Plan {
     let mut plan = Plan::default();
-    let orphan = |g: &Graph, x: NodeId| {
-        vals.get(x).is_none()
-            && mach(g, x).is_some()
-            && (1..g.n_ins(x)).all(|i| g.input(x, i).is_none())
-    };
-    let clone = |g: &mut Graph, head: NodeId, x: NodeId| {
+    let orphan = |g: &Graph, x: NodeId| orphan_tree(g, vals, x, 0);
+    // A copy of `x` (with copies of its inputs, if it is a tree of
+    // constants) in block `head`; the copies of the inputs are pushed on
+    // `inputs`, first to last.
+    fn clone_tree(g: &mut Graph, head: NodeId, x: NodeId, inputs: &mut Vec<NodeId>) -> NodeId {
         let m = mach(g, x)
             .cloned()
             .unwrap_or_else(|| Mach::new(NodeKind::ReadOnly, Op::Int, crate::mach::LType::S64));
         let mut ins = vec![None; g.n_ins(x).max(1)];
         ins[0] = Some(head);
+        for (i, slot) in ins.iter_mut().enumerate().skip(1) {
+            if let Some(y) = g.input(x, i) {
+                let c = clone_tree(g, head, y, inputs);
+                inputs.push(c);
+                *slot = Some(c);
+            }
+        }
         let ty = g.ty(x);
         add_mach(g, m, &ins, ty)
-    };
+    }
     // Where each instruction is, and how many calls come before it in its
     // block.
     let mut pos: FxHashMap<NodeId, (usize, usize)> = FxHashMap::default();
@@ -304,16 +325,18 @@ pub fn rematerialize(target: Target, g: &mut Graph, lay: &Layout, vals: &Vals) -
                 if !(orphan(g, x) || far(g, x, bi, k)) || g.input(n, i) != Some(x) {
                     continue;
                 }
-                let c = clone(g, b.head, x);
+                let mut made = Vec::new();
+                let c = clone_tree(g, b.head, x, &mut made);
+                made.push(c);
                 for j in 1..g.n_ins(n) {
                     if g.input(n, j) == Some(x) {
                         g.set_def(n, j, Some(c));
                     }
                 }
                 if k >= b.n_local {
-                    plan.at_end.entry(b.head).or_default().push(c);
+                    plan.at_end.entry(b.head).or_default().extend(made);
                 } else {
-                    plan.before.entry(n).or_default().push(c);
+                    plan.before.entry(n).or_default().extend(made);
                 }
                 plan.count += 1;
             }
@@ -337,9 +360,11 @@ pub fn rematerialize(target: Target, g: &mut Graph, lay: &Layout, vals: &Vals) -
                     continue;
                 }
                 let head = lay.blocks[pred].head;
-                let c = clone(g, head, x);
+                let mut made = Vec::new();
+                let c = clone_tree(g, head, x, &mut made);
+                made.push(c);
                 g.set_def(p, i, Some(c));
-                plan.at_end.entry(head).or_default().push(c);
+                plan.at_end.entry(head).or_default().extend(made);
                 plan.count += 1;
             }
         }
