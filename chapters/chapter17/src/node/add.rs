@@ -58,7 +58,7 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     }
 
     // Rotate x + (y+z) into (x+y) + z, so no add remains on the right.
-    if is_add(g, rhs) {
+    if is_add(g, rhs) && spine_len(g, lhs) + spine_len(g, rhs) <= MAX_SPINE {
         let (y, z) = (g.in_(rhs, 1), g.in_(rhs, 2));
         let xy = new_binary(g, NodeKind::Add, lhs, y);
         let xy = peephole(g, xy);
@@ -99,12 +99,30 @@ pub fn idealize(g: &mut Graph, n: NodeId) -> Option<NodeId> {
     }
 
     // Sort along the spine: rotate ((x + y) + z) into ((x + z) + y).
-    if spine_cmp(g, c1, rhs, n) {
+    if spine_len(g, lhs) <= MAX_SPINE && spine_cmp(g, c1, rhs, n) {
         let xz = new_binary(g, NodeKind::Add, x, rhs);
         let xz = peephole(g, xz);
         return Some(new_binary(g, NodeKind::Add, xz, c1));
     }
     None
+}
+
+/// Rotations stop at sums of this many adds. Flattening a sum into one
+/// spine copies the spines it is made of, and sorting a new term into a
+/// spine walks it: unbounded, `a = a + b; b = b + a;` repeated would take
+/// time exponential in the number of statements, and `a = a + t` repeated
+/// quadratic. A longer sum keeps the shape it was written in.
+const MAX_SPINE: usize = 16;
+
+/// The number of adds along the left spine of `n`, counted up to one
+/// more than [`MAX_SPINE`] (the walk stops there, so it costs O(1)).
+fn spine_len(g: &Graph, mut n: NodeId) -> usize {
+    let mut len = 0;
+    while len <= MAX_SPINE && matches!(g.kind(n), NodeKind::Add) {
+        len += 1;
+        n = g.in_(n, 1);
+    }
+    len
 }
 
 /// For an associative operator `op`: with `(phi(cons) op con)` or
