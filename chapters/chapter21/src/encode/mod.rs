@@ -1,0 +1,3 @@
+//! Encoding (chapter 21): from the allocated machine program to bytes.
+
+pub mod program;
