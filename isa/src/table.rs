@@ -118,6 +118,9 @@ pub fn x86_64_insts() -> Vec<x86_64::Inst> {
     for disp in [0, -1, 4096, i32::MAX, i32::MIN] {
         amodes.push(Amode::Rip { disp });
     }
+    for (index, scale, disp) in [(Reg::RCX, 4, 0), (Reg::R12, 8, -8), (Reg::RBP, 2, 4096)] {
+        amodes.push(Amode::IndexOnly { index, scale, disp });
+    }
     // A shorter list for forms that do not need every memory edge again.
     let few_amodes = [
         Amode::base(Reg::RAX, 0),
@@ -249,6 +252,63 @@ pub fn x86_64_insts() -> Vec<x86_64::Inst> {
         v.push(Movzx8 {
             dst: r(d),
             src: r(s),
+        });
+    }
+    for (d, s) in [(0, 0), (1, 4), (9, 7), (15, 12), (6, 13)] {
+        for from in [Width::W8, Width::W16, Width::W32] {
+            v.push(Movsx {
+                from,
+                dst: r(d),
+                src: r(s),
+            });
+        }
+        v.push(Movzx16 {
+            dst: r(d),
+            src: r(s),
+        });
+    }
+    for (i, addr) in few_amodes.into_iter().enumerate() {
+        for op in [Alu::Add, Alu::Sub, Alu::Cmp, Alu::Xor] {
+            for size in [Size::S64, Size::S32] {
+                v.push(AluRM {
+                    op,
+                    size,
+                    dst: r([0, 7, 9, 15, 4, 13][i]),
+                    addr,
+                });
+                v.push(AluMR {
+                    op,
+                    size,
+                    addr,
+                    src: r([3, 8, 12, 5, 14, 1][i]),
+                });
+            }
+            for imm in [0, -128, 128, i32::MIN] {
+                v.push(AluMI {
+                    op,
+                    size: Size::S64,
+                    addr,
+                    imm,
+                });
+            }
+        }
+        v.push(FArithM {
+            op: FOp::Add,
+            prec: Prec::F64,
+            dst: x([0, 8, 15, 3, 9, 1][i] as u8),
+            addr,
+        });
+        v.push(FArithM {
+            op: FOp::Mul,
+            prec: Prec::F32,
+            dst: x(2),
+            addr,
+        });
+        v.push(PushM { addr });
+        v.push(PopM { addr });
+        v.push(XorpdM {
+            dst: x([0, 8, 15, 3, 9, 1][i] as u8),
+            addr,
         });
     }
     for (d, s) in [(0, 4), (4, 0), (5, 13), (12, 15), (15, 8)] {

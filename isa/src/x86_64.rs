@@ -256,6 +256,9 @@ pub enum Amode {
     },
     /// `disp(%rip)`: relative to the end of the instruction.
     Rip { disp: i32 },
+    /// `disp(,%index,scale)`: no base register; always a 32-bit
+    /// displacement (SIB base 101 with mod 00).
+    IndexOnly { index: Reg, scale: u8, disp: i32 },
 }
 
 impl Amode {
@@ -273,12 +276,12 @@ impl Amode {
     fn base_reg(self) -> u8 {
         match self {
             Amode::Base { base, .. } | Amode::Indexed { base, .. } => base.0,
-            Amode::Rip { .. } => 0,
+            Amode::Rip { .. } | Amode::IndexOnly { .. } => 0,
         }
     }
     fn index_reg(self) -> u8 {
         match self {
-            Amode::Indexed { index, .. } => index.0,
+            Amode::Indexed { index, .. } | Amode::IndexOnly { index, .. } => index.0,
             _ => 0,
         }
     }
@@ -308,6 +311,14 @@ impl fmt::Display for Amode {
                 write!(f, "(%{base},%{index},{scale})")
             }
             Amode::Rip { disp } => write!(f, "{disp}(%rip)"),
+            Amode::IndexOnly {
+                index,
+                scale,
+                disp: d,
+            } => {
+                disp(f, d)?;
+                write!(f, "(,%{index},{scale})")
+            }
         }
     }
 }
@@ -632,6 +643,64 @@ pub enum Inst {
         src: Xmm,
         addr: Amode,
     },
+    /// `addq addr, %dst`: an ALU operation reading its source from memory
+    /// (`cmp` compares `dst` with the memory operand).
+    AluRM {
+        op: Alu,
+        size: Size,
+        dst: Reg,
+        addr: Amode,
+    },
+    /// `addq %src, addr`: read-modify-write of memory (`cmp` compares the
+    /// memory operand with `src`).
+    AluMR {
+        op: Alu,
+        size: Size,
+        addr: Amode,
+        src: Reg,
+    },
+    /// `cmpq $imm, addr` and friends: memory with an immediate, imm8
+    /// (`83`) when it fits, else imm32 (`81`).
+    AluMI {
+        op: Alu,
+        size: Size,
+        addr: Amode,
+        imm: i32,
+    },
+    /// `addsd addr, %dst` and friends.
+    FArithM {
+        op: FOp,
+        prec: Prec,
+        dst: Xmm,
+        addr: Amode,
+    },
+    /// `xorpd addr, %dst`: flips bits of a double (the sign, for `-x`);
+    /// the 16 bytes at `addr` must be 16-byte aligned.
+    XorpdM {
+        dst: Xmm,
+        addr: Amode,
+    },
+    /// `movsbq %src8, %dst` (`from` W8), `movswq` (W16), `movslq` (W32):
+    /// sign-extend the low bits of a register.
+    Movsx {
+        from: Width,
+        dst: Reg,
+        src: Reg,
+    },
+    /// `movzwl %src16, %dst32`: zero-extend the low 16 bits.
+    Movzx16 {
+        dst: Reg,
+        src: Reg,
+    },
+    /// `pushq addr` and `popq addr`: with `rsp` as the base, `pop`
+    /// computes its address after moving `rsp` back up, so `pushq d(%rsp)`
+    /// then `popq e(%rsp)` copies one stack slot to another.
+    PushM {
+        addr: Amode,
+    },
+    PopM {
+        addr: Amode,
+    },
 }
 
 /// Appends the pieces of one instruction and remembers where a
@@ -687,7 +756,7 @@ impl Enc<'_> {
         reg: u8,
         addr: Amode,
     ) -> Result<(), EncodeError> {
-        if let Amode::Indexed { index, scale, .. } = addr {
+        if let Amode::Indexed { index, scale, .. } | Amode::IndexOnly { index, scale, .. } = addr {
             if index == Reg::RSP {
                 return Err(EncodeError::InvalidOperand(
                     "rsp cannot be an index register".into(),
@@ -733,6 +802,12 @@ impl Enc<'_> {
                     self.byte(md << 6 | reg | (base.0 & 7));
                 }
                 (md, disp)
+            }
+            Amode::IndexOnly { index, scale, disp } => {
+                self.byte(reg | 0b100);
+                let ss = scale.trailing_zeros() as u8;
+                self.byte(ss << 6 | (index.0 & 7) << 3 | 0b101);
+                (2, disp)
             }
             Amode::Indexed {
                 base,
@@ -1049,6 +1124,59 @@ impl Inst {
                 src.0,
                 addr,
             )?,
+            Inst::AluRM {
+                op,
+                size,
+                dst,
+                addr,
+            } => e.rm(None, size.w(), false, &[(op as u8) << 3 | 3], dst.0, addr)?,
+            Inst::AluMR {
+                op,
+                size,
+                addr,
+                src,
+            } => e.rm(None, size.w(), false, &[(op as u8) << 3 | 1], src.0, addr)?,
+            Inst::AluMI {
+                op,
+                size,
+                addr,
+                imm,
+            } => {
+                if let Ok(imm8) = i8::try_from(imm) {
+                    e.rm(None, size.w(), false, &[0x83], op as u8, addr)?;
+                    e.imm8(imm8 as i64);
+                } else {
+                    e.rm(None, size.w(), false, &[0x81], op as u8, addr)?;
+                    e.imm32(imm as i64);
+                }
+            }
+            Inst::FArithM {
+                op,
+                prec,
+                dst,
+                addr,
+            } => e.rm(
+                Some(prec.prefix()),
+                false,
+                false,
+                &[0x0f, op as u8],
+                dst.0,
+                addr,
+            )?,
+            Inst::XorpdM { dst, addr } => {
+                e.rm(Some(0x66), false, false, &[0x0f, 0x57], dst.0, addr)?
+            }
+            Inst::Movsx { from, dst, src } => {
+                let opcode: &[u8] = match from {
+                    Width::W8 => &[0x0f, 0xbe],
+                    Width::W16 => &[0x0f, 0xbf],
+                    _ => &[0x63],
+                };
+                e.rr(None, true, false, opcode, dst.0, src.0)
+            }
+            Inst::Movzx16 { dst, src } => e.rr(None, false, false, &[0x0f, 0xb7], dst.0, src.0),
+            Inst::PushM { addr } => e.rm(None, false, false, &[0xff], 6, addr)?,
+            Inst::PopM { addr } => e.rm(None, false, false, &[0x8f], 0, addr)?,
         }
         let end = e.buf.len();
         debug_assert!(end > start);
@@ -1284,6 +1412,56 @@ impl fmt::Display for Inst {
             Inst::Xorps { dst, src } => write!(f, "xorps %{src}, %{dst}"),
             Inst::FLoad { prec, dst, addr } => write!(f, "mov{} {addr}, %{dst}", prec.suffix()),
             Inst::FStore { prec, src, addr } => write!(f, "mov{} %{src}, {addr}", prec.suffix()),
+            Inst::AluRM {
+                op,
+                size,
+                dst,
+                addr,
+            } => write!(
+                f,
+                "{}{} {addr}, %{}",
+                op.mnemonic(),
+                size.suffix(),
+                dst.name(size.bits())
+            ),
+            Inst::AluMR {
+                op,
+                size,
+                addr,
+                src,
+            } => write!(
+                f,
+                "{}{} %{}, {addr}",
+                op.mnemonic(),
+                size.suffix(),
+                src.name(size.bits())
+            ),
+            Inst::AluMI {
+                op,
+                size,
+                addr,
+                imm,
+            } => write!(f, "{}{} ${imm}, {addr}", op.mnemonic(), size.suffix()),
+            Inst::FArithM {
+                op,
+                prec,
+                dst,
+                addr,
+            } => write!(f, "{}{} {addr}, %{dst}", op.mnemonic(), prec.suffix()),
+            Inst::XorpdM { dst, addr } => write!(f, "xorpd {addr}, %{dst}"),
+            Inst::Movsx { from, dst, src } => {
+                let (suffix, bits) = match from {
+                    Width::W8 => ("b", 8),
+                    Width::W16 => ("w", 16),
+                    _ => ("l", 32),
+                };
+                write!(f, "movs{suffix}q %{}, %{dst}", src.name(bits))
+            }
+            Inst::Movzx16 { dst, src } => {
+                write!(f, "movzwl %{}, %{}", src.name(16), dst.name(32))
+            }
+            Inst::PushM { addr } => write!(f, "pushq {addr}"),
+            Inst::PopM { addr } => write!(f, "popq {addr}"),
         }
     }
 }

@@ -54,6 +54,8 @@ pub struct CodeGen {
     /// after `reg_alloc` in a release build too (a debug build always
     /// does).
     pub check_alloc: bool,
+    /// Chapter 21: the machine code, once `encode` ran.
+    pub encoded: Option<crate::encode::Encoded>,
 }
 
 impl CodeGen {
@@ -72,6 +74,7 @@ impl CodeGen {
             legalized: None,
             alloc: None,
             check_alloc: false,
+            encoded: None,
         }
     }
 
@@ -199,6 +202,15 @@ impl CodeGen {
             })?;
         }
         self.alloc = Some(alloc);
+        Ok(self)
+    }
+
+    /// Chapter 21: encodes the allocated program ([`crate::encode`]).
+    pub fn encode(&mut self) -> Result<&mut Self, Error> {
+        if self.alloc.is_none() {
+            return Err(Error::new("encode needs reg_alloc first", 0));
+        }
+        self.encoded = Some(crate::encode::encode(self)?);
         Ok(self)
     }
 

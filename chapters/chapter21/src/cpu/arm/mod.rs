@@ -23,6 +23,7 @@
 //! the low 64 bits of `d8`-`d15` as it found them; a call may change
 //! everything else, the flags and the link register included.
 
+pub mod encode;
 pub mod legal;
 pub mod ops;
 pub mod select;

@@ -28,6 +28,7 @@
 //! the next integer argument would; the rest go on the stack. Results come
 //! back in `a0` or `fa0`.
 
+pub mod encode;
 pub mod legal;
 pub mod ops;
 pub mod select;

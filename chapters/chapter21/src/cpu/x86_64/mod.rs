@@ -17,6 +17,7 @@
 //! their kind, by position in `rcx`/`xmm0`, `rdx`/`xmm1`, `r8`/`xmm2`,
 //! `r9`/`xmm3`. Both return in `rax` or `xmm0`; the rest go on the stack.
 
+pub mod encode;
 pub mod legal;
 pub mod ops;
 pub mod select;
