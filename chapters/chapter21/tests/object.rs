@@ -1,9 +1,10 @@
 //! ELF objects and in-memory linking, on all three CPUs.
 //!
 //! One small [`Program`] per CPU is encoded by hand with the `isa` crate:
-//! `twice(x)` (x*2), `constant()` (a double loaded from `.rodata` through
-//! the CPU's PC-relative relocations: RIP-relative, ADRP+ADD, AUIPC with a
-//! PCREL_LO12_I load), `cell(x)` (calls `calloc(1, 16)`, stores `x` in the
+//! `twice(x)` (x*2), `constant()` (the sum of the two doubles in `.rodata`,
+//! each loaded through the CPU's PC-relative relocations: RIP-relative;
+//! ADRP with ADD, and ADRP with a 64-bit LDR; AUIPC with a PCREL_LO12_I
+//! load, and AUIPC with ADDI), `cell(x)` (calls `calloc(1, 16)`, stores `x` in the
 //! second word and returns the sum of both words), and a local function
 //! nobody calls. Each is written with [`write_elf`], linked with a C
 //! harness by the system's `cc` (x86-64, run natively) or the cross `gcc`
@@ -23,7 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// The constants in `.rodata`; `constant()` loads the second.
+/// The constants in `.rodata`; `constant()` returns their sum.
 const RODATA: [f64; 2] = [1.5, 2.75];
 
 /// Builds one Program: functions one after another, relocations as the
@@ -114,12 +115,21 @@ fn x86_program() -> Program {
     b.end();
 
     b.start("constant", true);
-    let f = b.x86(FLoad {
+    let xmm = |n| Xmm::new(n).unwrap();
+    for (n, entry) in [(0, 0), (1, 8)] {
+        let f = b.x86(FLoad {
+            prec: Prec::F64,
+            dst: xmm(n),
+            addr: Amode::Rip { disp: 0 },
+        });
+        b.reloc(f, RelocTarget::Rodata(entry));
+    }
+    b.x86(FArith {
+        op: x86_64::FOp::Add,
         prec: Prec::F64,
-        dst: Xmm::new(0).unwrap(),
-        addr: Amode::Rip { disp: 0 },
+        dst: xmm(0),
+        src: xmm(1),
     });
-    b.reloc(f, RelocTarget::Rodata(8));
     b.x86(Ret);
     b.end();
 
@@ -179,15 +189,27 @@ fn arm_program() -> Program {
     b.end();
 
     b.start("constant", true);
-    let [hi, lo] = arm64::addr_pair(&mut b.text, x(16)).unwrap();
-    b.reloc(Some(hi), RelocTarget::Rodata(8));
-    b.reloc(Some(lo), RelocTarget::Rodata(8));
-    b.arm(FMem {
+    let d = |n| FReg::new(n).unwrap();
+    let ldr = |rt, rn| FMem {
         load: true,
         prec: Prec::F64,
-        rt: FReg::new(0).unwrap(),
-        rn: x(16),
+        rt,
+        rn,
         offset: 0,
+    };
+    let [hi, lo] = arm64::addr_pair(&mut b.text, x(16)).unwrap();
+    b.reloc(Some(hi), RelocTarget::Rodata(0));
+    b.reloc(Some(lo), RelocTarget::Rodata(0));
+    b.arm(ldr(d(0), x(16)));
+    let [hi, lo] = arm64::load64_pair(&mut b.text, x(17), ldr(d(1), x(17))).unwrap();
+    b.reloc(Some(hi), RelocTarget::Rodata(8));
+    b.reloc(Some(lo), RelocTarget::Rodata(8));
+    b.arm(FArith {
+        op: arm64::FOp::Add,
+        prec: Prec::F64,
+        rd: d(0),
+        rn: d(0),
+        rm: d(1),
     });
     b.arm(ret);
     b.end();
@@ -267,13 +289,25 @@ fn riscv_program() -> Program {
     b.end();
 
     b.start("constant", true);
-    // auipc t0, %pcrel_hi(.rodata+8); fld fa0, %pcrel_lo(label)(t0)
+    // auipc t1, %pcrel_hi(.rodata+8); addi t1, t1, %pcrel_lo(label)
+    let t1 = Reg::x(6).unwrap();
+    let fa = |n| FReg::fa(n).unwrap();
+    let [hi, lo] = riscv::pcrel_addr(&mut b.text, t1).unwrap();
+    b.reloc(Some(hi), RelocTarget::Rodata(8));
+    b.reloc(Some(lo), RelocTarget::PcrelHi(hi.offset as u64));
+    b.rv(FLoad {
+        prec: Prec::F64,
+        rd: fa(1),
+        rs1: t1,
+        offset: 0,
+    });
+    // auipc t0, %pcrel_hi(.rodata); fld fa0, %pcrel_lo(label)(t0)
     let hi = b.text.len() as u64;
     b.rv(Auipc { rd: t0, imm20: 0 });
     b.relocs.push(Reloc {
         offset: hi,
         kind: FixupKind::RiscvPcrelHi20,
-        target: RelocTarget::Rodata(8),
+        target: RelocTarget::Rodata(0),
         addend: 0,
     });
     let lo = b.text.len() as u64;
@@ -288,6 +322,13 @@ fn riscv_program() -> Program {
         kind: FixupKind::RiscvPcrelLo12I,
         target: RelocTarget::PcrelHi(hi),
         addend: 0,
+    });
+    b.rv(FArith {
+        op: riscv::FOp::Add,
+        prec: Prec::F64,
+        rd: fa(0),
+        rs1: fa(0),
+        rs2: fa(1),
     });
     b.rv(ret);
     b.end();
@@ -366,7 +407,7 @@ int main(void) {
     return 0;
 }
 "#;
-const EXPECTED: &str = "42 2.750 7 -3\n";
+const EXPECTED: &str = "42 4.250 7 -3\n";
 
 /// A fresh directory under the system's temporary directory.
 fn scratch(tag: &str) -> PathBuf {
@@ -544,6 +585,16 @@ fn bad_programs_are_errors_not_panics() {
     p.functions[1].name = "twice".into();
     assert!(write_elf(&p).unwrap_err().contains("defined twice"));
 
+    let mut p = program(Isa::Aarch64);
+    let ldr = p
+        .relocs
+        .iter_mut()
+        .find(|r| r.kind == FixupKind::Arm64Ldst64Lo12)
+        .unwrap();
+    ldr.target = RelocTarget::Rodata(4);
+    assert!(write_elf(&p).unwrap_err().contains("not 8-aligned"));
+    assert!(link(&p, 0x10000, &|_| Some(0)).is_err());
+
     // calloc is not defined anywhere.
     assert_eq!(
         link(&good, 0x10000, &|_| None).unwrap_err(),
@@ -577,7 +628,7 @@ mod emulate {
         let out = m.call(f("twice"), &[Arg::Int(21)], 1000).unwrap();
         assert_eq!(out.int(), 42, "{isa:?}");
         let out = m.call(f("constant"), &[], 1000).unwrap();
-        assert_eq!(out.f64(), 2.75, "{isa:?}");
+        assert_eq!(out.f64(), 4.25, "{isa:?}");
         for x in [7, -3] {
             let out = m.call(f("cell"), &[Arg::Int(x)], 1000).unwrap();
             assert_eq!(out.int(), x, "{isa:?}");

@@ -166,7 +166,7 @@ pub(crate) fn kind_isa(kind: FixupKind) -> Isa {
     match kind {
         X86Rel8 | X86Rel32 | X86Call32 | X86RipRel32 => Isa::X86_64,
         Arm64Branch26 | Arm64Call26 | Arm64Branch19 | Arm64Adr21 | Arm64AdrpPage21
-        | Arm64AddLo12 => Isa::Aarch64,
+        | Arm64AddLo12 | Arm64Ldst64Lo12 => Isa::Aarch64,
         RiscvBranch12 | RiscvJal20 | RiscvCall | RiscvPcrelHi20 | RiscvPcrelLo12I => Isa::Riscv64,
     }
 }
@@ -235,6 +235,13 @@ fn check_reloc(p: &Program, r: &Reloc) -> Result<(), String> {
                 return Err(format!(
                     "relocation at {at:#x} refers to .rodata+{off:#x}, past its {} bytes",
                     p.rodata.len()
+                ));
+            }
+            // A scaled 64-bit load reaches 8-byte-aligned addresses only
+            // (.rodata itself is 8-aligned).
+            if r.kind == FixupKind::Arm64Ldst64Lo12 && (*off as i64 + r.addend) % 8 != 0 {
+                return Err(format!(
+                    "64-bit load at {at:#x} of .rodata+{off:#x} is not 8-aligned"
                 ));
             }
         }

@@ -104,7 +104,8 @@ pub fn link(
             | FixupKind::Arm64Branch19
             | FixupKind::Arm64Adr21
             | FixupKind::Arm64AdrpPage21
-            | FixupKind::Arm64AddLo12 => {
+            | FixupKind::Arm64AddLo12
+            | FixupKind::Arm64Ldst64Lo12 => {
                 let s = address(&r.target)?.wrapping_add(r.addend as u64);
                 isa::arm64::patch(&mut bytes, &fixup, offset_of(s, base)).map_err(fail)?;
             }
