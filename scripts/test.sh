@@ -6,13 +6,17 @@
 #
 # Every test needs more than the Rust toolchain: the isa crate's feature
 # test-support builds unicorn-engine (C code built with cmake, bindings made
-# by bindgen through libclang), and isa's tests check encodings with LLVM 14's
-# llvm-mc. First this installs what is missing: the Debian/Ubuntu packages
-# cmake, libclang-dev and llvm with apt-get when run as root (otherwise it
-# prints the sudo line to run and stops), and the rustup components rustfmt
-# and clippy. Then it runs cargo fmt --check, clippy with -D warnings and
-# cargo test of the whole workspace with all features, stopping at the first
-# failure with its exit status.
+# by bindgen through libclang), isa's tests check encodings with LLVM 14's
+# llvm-mc, and chapter 21 links its ELF objects with C and runs them: x86-64
+# natively, AArch64 and RISC-V with the cross gcc (static) under qemu-user.
+# First this installs what is missing: the Debian/Ubuntu packages cmake,
+# libclang-dev, llvm, qemu-user, gcc-aarch64-linux-gnu,
+# gcc-riscv64-linux-gnu, libc6-dev-arm64-cross and libc6-dev-riscv64-cross
+# with apt-get when run as root (otherwise it prints the sudo line to run
+# and stops), and the rustup components rustfmt and clippy. Then it runs
+# cargo fmt --check, clippy with -D warnings and cargo test of the whole
+# workspace with all features, stopping at the first failure with its exit
+# status.
 set -euo pipefail
 shopt -s nullglob
 cd "$(dirname "$0")/.."
@@ -45,6 +49,13 @@ missing_packages() {
   command -v cmake >/dev/null || echo cmake
   have_libclang || echo libclang-dev
   have_llvm_mc || echo llvm
+  # Chapter 21: each package by the command or file its tests use (the
+  # C library archives, since the cross links are static).
+  { command -v qemu-aarch64 && command -v qemu-riscv64; } >/dev/null || echo qemu-user
+  command -v aarch64-linux-gnu-gcc >/dev/null || echo gcc-aarch64-linux-gnu
+  command -v riscv64-linux-gnu-gcc >/dev/null || echo gcc-riscv64-linux-gnu
+  [[ -e /usr/aarch64-linux-gnu/lib/libc.a ]] || echo libc6-dev-arm64-cross
+  [[ -e /usr/riscv64-linux-gnu/lib/libc.a ]] || echo libc6-dev-riscv64-cross
 }
 
 mapfile -t missing < <(missing_packages)

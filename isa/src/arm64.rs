@@ -1324,6 +1324,51 @@ pub fn addr_pair(buf: &mut Vec<u8>, rd: Reg) -> Result<[Fixup; 2], EncodeError> 
     ])
 }
 
+/// `adrp base, sym` and then `load`, an `ldr xt` or `ldr dt` from
+/// `[base]`: 8 bytes at a symbol within ±4 GiB, one instruction shorter
+/// than [`addr_pair`] and a load. Returns the two fixups
+/// (R_AARCH64_ADR_PREL_PG_HI21 and R_AARCH64_LDST64_ABS_LO12_NC).
+pub fn load64_pair(buf: &mut Vec<u8>, base: Reg, load: Inst) -> Result<[Fixup; 2], EncodeError> {
+    let fits = match load {
+        Inst::Mem {
+            op: LdSt::LdrX,
+            rn,
+            offset: 0,
+            ..
+        } => rn == base,
+        Inst::FMem {
+            load: true,
+            prec: Prec::F64,
+            rn,
+            offset: 0,
+            ..
+        } => rn == base,
+        _ => false,
+    };
+    if !fits {
+        return Err(EncodeError::InvalidOperand(format!(
+            "load64_pair needs ldr xt or ldr dt from [{}] with offset 0",
+            base.name(Size::S64)
+        )));
+    }
+    let hi = Inst::Adrp {
+        rd: base,
+        offset: 0,
+    }
+    .encode(buf)?
+    .expect("adrp has a fixup");
+    let offset = buf.len();
+    load.encode(buf)?;
+    Ok([
+        hi,
+        Fixup {
+            offset,
+            kind: FixupKind::Arm64Ldst64Lo12,
+            addend: 0,
+        },
+    ])
+}
+
 /// Fill the PC-relative field of the instruction at `fixup.offset` so that
 /// it reaches `target` (a byte offset in the same buffer). ADRP and the
 /// low-12 ADD assume the buffer is loaded at a 4 KiB-aligned address.
@@ -1348,6 +1393,11 @@ pub fn patch(code: &mut [u8], fixup: &Fixup, target: usize) -> Result<(), Encode
             word & !(3 << 29 | 0x7ffff << 5) | adr_bits(pages)
         }
         FixupKind::Arm64AddLo12 => word & !(0xfff << 10) | ((target as u32) & 0xfff) << 10,
+        FixupKind::Arm64Ldst64Lo12 => {
+            let lo12 = target as i64 & 0xfff;
+            check_align("64-bit load offset", lo12, 8)?;
+            word & !(0xfff << 10) | (lo12 as u32 >> 3) << 10
+        }
         other => {
             return Err(EncodeError::InvalidOperand(format!(
                 "{other:?} is not an AArch64 fixup"
@@ -1844,6 +1894,42 @@ mod tests {
         patch(&mut buf, &fix, 4).unwrap();
         assert_eq!(&buf[..4], &0x9400_0001u32.to_le_bytes());
         assert!(patch(&mut buf, &fix, 2).is_err());
+    }
+
+    #[test]
+    fn load64_pair_patch() {
+        let (x16, d0) = (Reg::x(16).unwrap(), FReg::new(0).unwrap());
+        let ldr = |offset| Inst::FMem {
+            load: true,
+            prec: Prec::F64,
+            rt: d0,
+            rn: x16,
+            offset,
+        };
+        let mut buf = Vec::new();
+        let [hi, lo] = load64_pair(&mut buf, x16, ldr(0)).unwrap();
+        assert_eq!(
+            (hi.kind, lo.kind, lo.offset),
+            (FixupKind::Arm64AdrpPage21, FixupKind::Arm64Ldst64Lo12, 4)
+        );
+        // A target 0x1ff8 bytes on: one page up, then offset 0xff8 = 8*511.
+        patch(&mut buf, &hi, 0x1ff8).unwrap();
+        patch(&mut buf, &lo, 0x1ff8).unwrap();
+        let adrp = Inst::Adrp {
+            rd: x16,
+            offset: 4096,
+        }
+        .word()
+        .unwrap()
+        .0;
+        let ldr_ff8 = ldr(0xff8).word().unwrap().0;
+        assert_eq!(buf[..4], adrp.to_le_bytes());
+        assert_eq!(buf[4..], ldr_ff8.to_le_bytes());
+        assert!(patch(&mut buf, &lo, 0x1ffc).is_err(), "not 8-aligned");
+        // Only a 64-bit load from the base with no offset of its own.
+        let bad = ldr(8);
+        assert!(load64_pair(&mut Vec::new(), x16, bad).is_err());
+        assert!(load64_pair(&mut Vec::new(), Reg::x(17).unwrap(), ldr(0)).is_err());
     }
 
     #[test]

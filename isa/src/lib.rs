@@ -123,6 +123,10 @@ pub enum FixupKind {
     /// AArch64 ADD immediate, low 12 bits of an address
     /// (R_AARCH64_ADD_ABS_LO12_NC).
     Arm64AddLo12,
+    /// AArch64 64-bit LDR (`ldr xt` or `ldr dt`) after an ADRP: the low
+    /// 12 bits of an 8-byte-aligned address, scaled by 8 into the offset
+    /// field (R_AARCH64_LDST64_ABS_LO12_NC).
+    Arm64Ldst64Lo12,
     /// RISC-V B-type conditional branch (local).
     RiscvBranch12,
     /// RISC-V JAL (R_RISCV_JAL).
@@ -149,6 +153,7 @@ impl FixupKind {
             FixupKind::Arm64Adr21 => 274,                      // R_AARCH64_ADR_PREL_LO21
             FixupKind::Arm64AdrpPage21 => 275,                 // R_AARCH64_ADR_PREL_PG_HI21
             FixupKind::Arm64AddLo12 => 277,                    // R_AARCH64_ADD_ABS_LO12_NC
+            FixupKind::Arm64Ldst64Lo12 => 286,                 // R_AARCH64_LDST64_ABS_LO12_NC
             FixupKind::RiscvBranch12 => 16,                    // R_RISCV_BRANCH
             FixupKind::RiscvJal20 => 17,                       // R_RISCV_JAL
             FixupKind::RiscvCall => 19,                        // R_RISCV_CALL_PLT

@@ -832,6 +832,21 @@ pub fn arm64_insts() -> Vec<arm64::Inst> {
             offset,
         });
     }
+    // The loads `load64_pair` puts after its adrp, whose offset field a
+    // linker fills (R_AARCH64_LDST64_ABS_LO12_NC): here with a filled one.
+    v.push(Mem {
+        op: LdSt::LdrX,
+        rt: x(17),
+        rn: x(17),
+        offset: 4088,
+    });
+    v.push(FMem {
+        load: true,
+        prec: Prec::F64,
+        rt: f(0),
+        rn: x(16),
+        offset: 8,
+    });
     // Loads and stores: every width, bases x0..x30 and sp, the scaled
     // range ends, unscaled -256..255, register offsets.
     for (i, op) in LdSt::ALL.into_iter().enumerate() {

@@ -735,3 +735,212 @@ fn win64_passes_arguments_by_position() {
         .unwrap();
     assert_eq!(out.f64(), 11.5);
 }
+
+// ---- arguments on the stack ---------------------------------------------
+
+/// Load the 8-byte stack slot at `offset` from the stack pointer at entry
+/// into the integer return register.
+fn stack_slot_code(isa: Isa, offset: i32) -> Vec<u8> {
+    let mut a = Asm::new();
+    match isa {
+        Isa::X86_64 => {
+            use x86_64::{Amode, Ext, Inst::*, Reg, Width};
+            a.x86(Load {
+                width: Width::W64,
+                ext: Ext::Zero,
+                dst: Reg::RAX,
+                addr: Amode::base(Reg::RSP, offset),
+            });
+            a.x86(Ret);
+        }
+        Isa::Aarch64 => {
+            use arm64::{Inst::*, LdSt, Reg};
+            a.arm(arm64::mem(LdSt::LdrX, Reg::x(0).unwrap(), Reg::SP, offset as i64).unwrap());
+            a.arm(Ret { rn: Reg::LR });
+        }
+        Isa::Riscv64 => {
+            use riscv::{Inst::*, LoadOp, Reg};
+            a.rv(Load {
+                op: LoadOp::Ld,
+                rd: Reg::A0,
+                rs1: Reg::SP,
+                offset,
+            });
+            a.rv(Jalr {
+                rd: Reg::ZERO,
+                rs1: Reg::RA,
+                offset: 0,
+            });
+        }
+    }
+    a.finish(isa)
+}
+
+#[test]
+fn arguments_past_the_registers_go_on_the_stack() {
+    // Eleven integers, the last two past every CPU's registers, with
+    // floats mixed in that do not take integer slots (SystemV).
+    let mut args: Vec<Arg> = (1..=11).map(Arg::Int).collect();
+    args.insert(3, Arg::F64(0.5));
+    // (isa, abi, entry-sp offset of the 11th integer argument)
+    for (isa, abi, offset) in [
+        // ints 7..11 on the stack above the return address: the 11th at 8+4*8.
+        (Isa::X86_64, Abi::SystemV, 40),
+        // 12 positional slots, the 11th integer is the 12th argument:
+        // return address, shadow (4 slots), then slots 4.. at 40.
+        (Isa::X86_64, Abi::Win64, 8 + 8 * 11),
+        // ints 9..11 on the stack: the 11th at 16.
+        (Isa::Aarch64, Abi::SystemV, 16),
+        // The float takes fa0; ints 9..11 on the stack.
+        (Isa::Riscv64, Abi::SystemV, 16),
+    ] {
+        let mut m = machine(isa, abi, &stack_slot_code(isa, offset));
+        let out = m.call(Machine::CODE_BASE, &args, LIMIT).unwrap();
+        assert_eq!(out.int(), 11, "{isa:?} {abi:?}");
+    }
+}
+
+#[test]
+fn riscv_floats_past_fa7_take_integer_registers() {
+    // Nine doubles: the ninth goes in a0 (no integer argument before it).
+    let args: Vec<Arg> = (1..=9).map(|i| Arg::F64(i as f64)).collect();
+    let code = {
+        let mut a = Asm::new();
+        a.rv(riscv::Inst::Jalr {
+            rd: riscv::Reg::ZERO,
+            rs1: riscv::Reg::RA,
+            offset: 0,
+        });
+        a.finish(Isa::Riscv64)
+    };
+    let mut m = machine(Isa::Riscv64, Abi::SystemV, &code);
+    let out = m.call(Machine::CODE_BASE, &args, LIMIT).unwrap();
+    assert_eq!(f64::from_bits(out.int), 9.0);
+}
+
+// ---- host functions -----------------------------------------------------
+
+/// Call the function at `target` (a host stub), passing this function's
+/// two integer arguments on, and return what it returns.
+fn call_out_code(isa: Isa, target: u64) -> Vec<u8> {
+    let mut a = Asm::new();
+    // The stub lies past the code: a patch target beyond the buffer.
+    let t = (target - Machine::CODE_BASE) as usize;
+    match isa {
+        Isa::X86_64 => {
+            use x86_64::{Inst::*, Reg};
+            a.x86(Push { src: Reg::RBX }); // realign the stack
+            let f = a.x86(Call { disp: 0 });
+            a.to(f, t);
+            a.x86(Pop { dst: Reg::RBX });
+            a.x86(Ret);
+        }
+        Isa::Aarch64 => {
+            use arm64::{Inst::*, PairMode, Reg};
+            let pair = |load, mode, offset| Pair {
+                load,
+                mode,
+                rt: Reg::FP,
+                rt2: Reg::LR,
+                rn: Reg::SP,
+                offset,
+            };
+            a.arm(pair(false, PairMode::PreIndex, -16));
+            let f = a.arm(Bl { offset: 0 });
+            a.to(f, t);
+            a.arm(pair(true, PairMode::PostIndex, 16));
+            a.arm(Ret { rn: Reg::LR });
+        }
+        Isa::Riscv64 => {
+            use riscv::{ImmOp, Inst::*, Reg, StoreOp};
+            let sp = |imm| OpImm {
+                op: ImmOp::Addi,
+                rd: Reg::SP,
+                rs1: Reg::SP,
+                imm,
+            };
+            a.rv(sp(-16));
+            a.rv(Store {
+                op: StoreOp::Sd,
+                rs2: Reg::RA,
+                rs1: Reg::SP,
+                offset: 8,
+            });
+            let f = riscv::call(&mut a.code).unwrap();
+            a.to(Some(f), t);
+            a.rv(Load {
+                op: riscv::LoadOp::Ld,
+                rd: Reg::RA,
+                rs1: Reg::SP,
+                offset: 8,
+            });
+            a.rv(sp(16));
+            a.rv(Jalr {
+                rd: Reg::ZERO,
+                rs1: Reg::RA,
+                offset: 0,
+            });
+        }
+    }
+    a.finish(isa)
+}
+
+#[test]
+fn calloc_hands_out_zeroed_heap_memory() {
+    for isa in Isa::ALL {
+        let mut m = Machine::new(isa, Abi::SystemV).unwrap();
+        let own = m.alloc(24).unwrap();
+        assert_eq!(own, Machine::HEAP_BASE);
+        m.write_mem(own, &[0xff; 24]).unwrap();
+        let calloc = m.add_calloc().unwrap();
+        m.load_code(&call_out_code(isa, calloc)).unwrap();
+        let out = m
+            .call(Machine::CODE_BASE, &[Arg::Int(3), Arg::Int(8)], LIMIT)
+            .unwrap();
+        // After the test's own 24 bytes, 16-aligned.
+        assert_eq!(out.int, Machine::HEAP_BASE + 32, "{isa:?}");
+        assert_eq!(m.read_mem(out.int, 24).unwrap(), [0; 24], "{isa:?}");
+        // n * size overflows: NULL, as C says.
+        let out = m
+            .call(
+                Machine::CODE_BASE,
+                &[Arg::Int(1 << 40), Arg::Int(1 << 40)],
+                LIMIT,
+            )
+            .unwrap();
+        assert_eq!(out.int, 0, "{isa:?}");
+        // Larger than the heap: NULL too.
+        let big = Machine::HEAP_SIZE as i64;
+        let out = m
+            .call(Machine::CODE_BASE, &[Arg::Int(1), Arg::Int(big)], LIMIT)
+            .unwrap();
+        assert_eq!(out.int, 0, "{isa:?}");
+    }
+}
+
+#[test]
+fn a_failing_host_function_stops_the_run() {
+    for isa in Isa::ALL {
+        let mut m = Machine::new(isa, Abi::SystemV).unwrap();
+        let f = m
+            .host_function(|call| match call.arg(0)? {
+                0 => Err("no zeros here".into()),
+                n => Ok(n * 10),
+            })
+            .unwrap();
+        m.load_code(&call_out_code(isa, f)).unwrap();
+        let out = m.call(Machine::CODE_BASE, &[Arg::Int(4)], LIMIT).unwrap();
+        assert_eq!(out.int, 40, "{isa:?}");
+        let err = m
+            .call(Machine::CODE_BASE, &[Arg::Int(0)], LIMIT)
+            .unwrap_err();
+        assert_eq!(
+            err,
+            EmuError::Host {
+                message: "no zeros here".into(),
+                pc: f
+            },
+            "{isa:?}"
+        );
+    }
+}

@@ -24,7 +24,9 @@
 //! [`elf`] writes a [`Program`] as an ELF object; [`link`] places one in
 //! memory for the emulator.
 
+pub mod elf;
 pub mod frame;
+pub mod link;
 pub mod program;
 
 use crate::codegen::CodeGen;
