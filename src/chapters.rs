@@ -10,7 +10,7 @@
 //! writes the trait's methods for each and the table of chapters:
 //! registering a chapter is one line in that list.
 
-use crate::{Driver, Evaluation, Failure, Options};
+use crate::{Driver, Evaluation, Failure, Options, Run};
 
 /// Every chapter's error has the same two fields.
 macro_rules! failure {
@@ -81,6 +81,9 @@ macro_rules! driver {
     (@option $code:ident $options:ident regalloc) => {
         $code.check_alloc = $options.check_alloc
     };
+    (@option $code:ident $options:ident encode) => {
+        $code.check_alloc = $options.check_alloc
+    };
     (@option $code:ident $options:ident $other:ident) => {};
 
     (@method $krate:ident show_graphs) => {
@@ -125,6 +128,51 @@ macro_rules! driver {
     // Chapter 20 on: the backend allocates registers as well.
     (@method $krate:ident regalloc) => {
         driver!(@backend $krate; reg_alloc);
+        driver!(@spills $krate);
+    };
+    // Chapter 21 on: and encodes the machine code, which runs.
+    (@method $krate:ident encode) => {
+        driver!(@backend $krate; reg_alloc encode);
+        driver!(@spills $krate);
+        fn object(&self) -> Option<Result<Vec<u8>, Failure>> {
+            self.encoded.as_ref()?;
+            Some($krate::CodeGen::object(self).map_err(|e| failure!(e)))
+        }
+        fn run(&self, arg: i64, emulate: bool, steps: u64) -> Option<Result<Run, Failure>> {
+            let program = &self.encoded.as_ref()?.program;
+            let returns = self.returns();
+            if !emulate {
+                return Some(
+                    $krate::run::native(program, returns, arg)
+                        .map(|v| Run::Value(v, None))
+                        .map_err(Failure::Usage),
+                );
+            }
+            #[cfg(feature = "emulate")]
+            {
+                use $krate::run::EmuFailure;
+                Some(match $krate::run::emulate(program, returns, arg, steps) {
+                    Ok(r) => Ok(Run::Value(r.value, Some(r.steps))),
+                    Err(EmuFailure::StepLimit(n)) => Ok(Run::StepLimit(n)),
+                    Err(EmuFailure::Error(e)) => Err(Failure::Usage(e)),
+                })
+            }
+            #[cfg(not(feature = "emulate"))]
+            {
+                let _ = steps;
+                Some(Err(Failure::Usage(
+                    "this simple was built without the emulator: build it with \
+                     `cargo build --release --features emulate` (unicorn-engine, GPL-2.0) \
+                     to run AArch64 and RISC-V code"
+                        .into(),
+                )))
+            }
+        }
+    };
+    (@spills $krate:ident) => {
+        fn spills(&self) -> Option<(u32, u64)> {
+            self.alloc.as_ref().map(|a| (a.splits, a.splits_weighted))
+        }
     };
     (@method $krate:ident $other:ident) => {};
 
@@ -157,7 +205,7 @@ macro_rules! driver {
 }
 
 /// The newest chapter; the default of `--chapter`.
-pub const LATEST: u32 = 20;
+pub const LATEST: u32 = 21;
 
 /// `chapters!` lists the chapters in order, each with its abilities (see
 /// `driver!`): it implements the trait for each and makes the table.
@@ -190,6 +238,7 @@ chapters! {
     chapter18: peepholes, show_graphs, eval_faults, checked_iterate, schedule;
     chapter19: peepholes, show_graphs, eval_faults, checked_iterate, schedule, select;
     chapter20: peepholes, show_graphs, eval_faults, checked_iterate, schedule, regalloc;
+    chapter21: peepholes, show_graphs, eval_faults, checked_iterate, schedule, encode;
 }
 
 /// Making a chapter's driver with the options it has set.

@@ -105,6 +105,32 @@ pub trait Driver {
     fn legal_rules(&self, _cpu: &str) -> Option<Result<String, Failure>> {
         None
     }
+    /// The splits the register allocator left, and the same weighted by
+    /// 8^loop depth (chapter 20 on, once `select` has run).
+    fn spills(&self) -> Option<(u32, u64)> {
+        None
+    }
+    /// The ELF object of the machine program (chapter 21 on, once `select`
+    /// has run).
+    fn object(&self) -> Option<Result<Vec<u8>, Failure>> {
+        None
+    }
+    /// Runs the machine program's top level with `arg` (chapter 21 on):
+    /// natively (x86-64 System V on an x86-64 Linux host) or, with
+    /// `emulate`, under unicorn for at most `steps` instructions.
+    fn run(&self, _arg: i64, _emulate: bool, _steps: u64) -> Option<Result<Run, Failure>> {
+        None
+    }
+}
+
+/// How running machine code ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Run {
+    /// The top level returned this value; under the emulator, after this
+    /// many instructions.
+    Value(String, Option<u64>),
+    /// The emulator stopped after this many instructions.
+    StepLimit(u64),
 }
 
 /// The first chapter with peepholes (and so `--no-peephole`).
@@ -122,6 +148,8 @@ pub const FIRST_EVAL_CHAPTER: u32 = 8;
 pub const FIRST_SCHEDULE_CHAPTER: u32 = 11;
 /// The first chapter that selects instructions (`asm`, `legal`).
 pub const FIRST_BACKEND_CHAPTER: u32 = 19;
+/// The first chapter that encodes machine code (`obj`, `run`).
+pub const FIRST_ENCODING_CHAPTER: u32 = 21;
 
 /// The default budget of loop trips for `eval`: enough for real programs
 /// (ten million trips), small enough that a loop that never ends stops

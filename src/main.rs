@@ -4,7 +4,8 @@
 //! Graphviz text or the evaluated value); diagnostics and the graphs of
 //! `#showGraph` statements go to standard error. Exit status: 0 on success,
 //! 1 for an error in the program, 2 for a bad command line, 3 when
-//! evaluation runs out of its loop budget, 70 for an internal compiler error.
+//! evaluation (or emulation) runs out of its budget, 70 for an internal
+//! compiler error.
 
 use clap::{Args, Parser, Subcommand};
 use simple::{
@@ -19,7 +20,7 @@ use std::process::ExitCode;
     name = "simple",
     version,
     about = "The Simple sea-of-nodes compiler course, in Rust: run any chapter on a program",
-    after_help = "Examples:\n  simple print --chapter 4 -e 'return 1+arg+2;'    # return (arg+3);\n  simple dot --chapter 5 prog.smp > graph.dot\n  simple eval prog.smp --arg 5\n  simple ir prog.smp                               # the schedule, block by block\n  simple asm prog.smp --cpu riscv                  # machine code, block by block\n  simple legal --cpu arm                           # a CPU's legalization rules"
+    after_help = "Examples:\n  simple print --chapter 4 -e 'return 1+arg+2;'    # return (arg+3);\n  simple dot --chapter 5 prog.smp > graph.dot\n  simple eval prog.smp --arg 5\n  simple ir prog.smp                               # the schedule, block by block\n  simple asm prog.smp --cpu riscv                  # machine code, block by block\n  simple legal --cpu arm                           # a CPU's legalization rules\n  simple obj prog.smp --cpu arm -o prog.o          # an ELF object\n  simple run prog.smp --arg 10                     # run it (x86-64 natively)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -48,6 +49,49 @@ enum Command {
     Asm(AsmInput),
     /// Print the legalizer's rules of a CPU, group by group (chapter 19 on)
     Legal(LegalInput),
+    /// Compile for a CPU down to machine code and write it as an ELF
+    /// relocatable object (chapter 21 on): the top level is the global
+    /// function `simple_main`, each named function a global of its name
+    Obj(ObjInput),
+    /// Compile for a CPU and run the machine code's top level with `arg`,
+    /// printing what it returns (chapter 21 on): x86_64_v2 natively (linked
+    /// by `cc`), riscv and arm under the unicorn emulator, which needs a
+    /// `simple` built with `--features emulate`
+    Run(RunInput),
+}
+
+#[derive(Args)]
+struct ObjInput {
+    #[command(flatten)]
+    source: Source,
+    #[command(flatten)]
+    target: TargetArgs,
+    /// Where to write the object; `-` for standard output
+    #[arg(short = 'o', long = "output", value_name = "OUT.o")]
+    output: String,
+    /// Print `spills N weighted W` (the register allocator's splits) on
+    /// standard error
+    #[arg(long)]
+    stats: bool,
+}
+
+#[derive(Args)]
+struct RunInput {
+    #[command(flatten)]
+    source: Source,
+    /// The CPU: x86_64_v2 (native), riscv or arm (emulated)
+    #[arg(long, default_value = "x86_64_v2")]
+    cpu: String,
+    /// The value of `arg`, the top level's parameter
+    #[arg(long, allow_hyphen_values = true, default_value_t = 0)]
+    arg: i64,
+    /// Run x86_64_v2 code under the emulator too, instead of natively
+    #[arg(long)]
+    emulate: bool,
+    /// Under the emulator, give up after this many instructions (exit
+    /// status 3)
+    #[arg(long, default_value_t = 1_000_000_000)]
+    steps: u64,
 }
 
 /// A CPU and a calling convention.
@@ -71,6 +115,10 @@ struct AsmInput {
     /// (chapter 20 on; a debug build always checks)
     #[arg(long)]
     check: bool,
+    /// Print `spills N weighted W` (the register allocator's splits) on
+    /// standard error (chapter 20 on)
+    #[arg(long)]
+    stats: bool,
 }
 
 #[derive(Args)]
@@ -163,6 +211,8 @@ fn main() -> ExitCode {
         Command::Print(input) | Command::Dot(input) | Command::Ir(input) => &input.source,
         Command::Eval(input) => &input.source,
         Command::Asm(input) => &input.source,
+        Command::Obj(input) => &input.source,
+        Command::Run(input) => &input.source,
         Command::Legal(input) => {
             return match simple::legal_rules(input.chapter, &input.cpu) {
                 Ok(table) => {
@@ -196,7 +246,14 @@ fn main() -> ExitCode {
         Command::Dot(input) => Job::Print(input.arg, View::Dot),
         Command::Ir(input) => Job::Print(input.arg, View::Ir),
         Command::Eval(input) => Job::Eval(input.arg, input.loops, input.scheduled),
-        Command::Asm(input) => Job::Asm(input.target.clone(), input.check),
+        Command::Asm(input) => Job::Asm(input.target.clone(), input.check, input.stats),
+        Command::Obj(input) => Job::Obj(input.target.clone(), input.output.clone(), input.stats),
+        Command::Run(input) => Job::Run {
+            cpu: input.cpu.clone(),
+            arg: input.arg,
+            emulate: input.emulate || input.cpu != "x86_64_v2",
+            steps: input.steps,
+        },
         Command::Fuzz(_) | Command::Legal(_) => unreachable!("returned above"),
     };
     let worker = on_roomy_stack(move || {
@@ -217,6 +274,14 @@ fn main() -> ExitCode {
                 eprintln!("// #showGraph {}\n{graph}", i + 1);
             }
             print!("{}", output.stdout);
+            if !output.binary.is_empty() {
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
+                if let Err(e) = out.write_all(&output.binary).and_then(|()| out.flush()) {
+                    eprintln!("error: cannot write the object: {e}");
+                    return ExitCode::from(1);
+                }
+            }
             if let Some(message) = &output.stderr {
                 eprintln!("{message}");
             }
@@ -274,8 +339,18 @@ enum Job {
     Print(Option<i64>, View),
     /// Run it with this `arg` and loop budget (by its schedule, if set).
     Eval(i64, usize, bool),
-    /// Compile it for a CPU and list the machine program.
-    Asm(TargetArgs, bool),
+    /// Compile it for a CPU and list the machine program (checked, with
+    /// the spill counts).
+    Asm(TargetArgs, bool, bool),
+    /// Compile it for a CPU and write the object to a file (`-`: stdout).
+    Obj(TargetArgs, String, bool),
+    /// Compile it for a CPU and run it.
+    Run {
+        cpu: String,
+        arg: i64,
+        emulate: bool,
+        steps: u64,
+    },
 }
 
 /// How to show a compiled program.
@@ -289,6 +364,8 @@ enum View {
 /// What a job writes, and its exit status.
 struct Output {
     stdout: String,
+    /// Bytes written to standard output after `stdout` (an object).
+    binary: Vec<u8>,
     stderr: Option<String>,
     show_graphs: Vec<String>,
     status: u8,
@@ -320,12 +397,13 @@ impl Job {
                 };
                 Ok(Output {
                     stdout,
+                    binary: Vec::new(),
                     stderr: None,
                     show_graphs: compiled.show_graphs().to_vec(),
                     status: 0,
                 })
             }
-            Job::Asm(target, check_alloc) => {
+            Job::Asm(target, check_alloc, stats) => {
                 let options = Options {
                     arg: None,
                     no_peephole,
@@ -334,9 +412,77 @@ impl Job {
                 let compiled = simple::assemble(chapter, src, &options, &target.cpu, &target.abi)?;
                 Ok(Output {
                     stdout: compiled.asm().unwrap_or_default(),
-                    stderr: None,
+                    binary: Vec::new(),
+                    stderr: spill_line(stats, compiled.as_ref(), chapter)?,
                     show_graphs: compiled.show_graphs().to_vec(),
                     status: 0,
+                })
+            }
+            Job::Obj(target, path, stats) => {
+                let options = Options {
+                    arg: None,
+                    no_peephole,
+                    check_alloc: false,
+                };
+                encoding_chapter("obj", chapter)?;
+                let compiled = simple::assemble(chapter, src, &options, &target.cpu, &target.abi)?;
+                let bytes = compiled
+                    .object()
+                    .unwrap_or_else(|| Err(Failure::Usage("no object".into())))?;
+                let stderr = spill_line(stats, compiled.as_ref(), chapter)?;
+                let binary = if path == "-" {
+                    bytes
+                } else {
+                    std::fs::write(&path, &bytes)
+                        .map_err(|e| Failure::Usage(format!("cannot write {path}: {e}")))?;
+                    Vec::new()
+                };
+                Ok(Output {
+                    stdout: String::new(),
+                    binary,
+                    stderr,
+                    show_graphs: compiled.show_graphs().to_vec(),
+                    status: 0,
+                })
+            }
+            Job::Run {
+                cpu,
+                arg,
+                emulate,
+                steps,
+            } => {
+                let options = Options {
+                    arg: None,
+                    no_peephole,
+                    check_alloc: false,
+                };
+                encoding_chapter("run", chapter)?;
+                let compiled = simple::assemble(chapter, src, &options, &cpu, "SystemV")?;
+                let run = compiled
+                    .run(arg, emulate, steps)
+                    .unwrap_or_else(|| Err(Failure::Usage("no machine code".into())))?;
+                let (stdout, stderr, status) = match run {
+                    simple::Run::Value(v, None) => (format!("{v}\n"), None, 0),
+                    simple::Run::Value(v, Some(n)) => (
+                        format!("{v}\n"),
+                        Some(format!("{n} instructions executed")),
+                        0,
+                    ),
+                    simple::Run::StepLimit(n) => (
+                        String::new(),
+                        Some(format!(
+                            "error: the emulator stopped after {n} instructions \
+                             (raise the limit with --steps N)"
+                        )),
+                        3,
+                    ),
+                };
+                Ok(Output {
+                    stdout,
+                    binary: Vec::new(),
+                    stderr,
+                    show_graphs: compiled.show_graphs().to_vec(),
+                    status,
                 })
             }
             Job::Eval(arg, loops, scheduled) => {
@@ -367,12 +513,41 @@ impl Job {
                 };
                 Ok(Output {
                     stdout,
+                    binary: Vec::new(),
                     stderr,
                     show_graphs: Vec::new(),
                     status,
                 })
             }
         }
+    }
+}
+
+/// `obj` and `run` need a chapter that encodes.
+fn encoding_chapter(command: &str, chapter: u32) -> Result<(), Failure> {
+    if chapter < simple::FIRST_ENCODING_CHAPTER {
+        return Err(Failure::Usage(format!(
+            "{command} needs chapter {} or later: chapter {chapter} does not encode machine code",
+            simple::FIRST_ENCODING_CHAPTER
+        )));
+    }
+    Ok(())
+}
+
+/// `spills N weighted W`, when `--stats` asks for it.
+fn spill_line(
+    stats: bool,
+    compiled: &dyn simple::Driver,
+    chapter: u32,
+) -> Result<Option<String>, Failure> {
+    if !stats {
+        return Ok(None);
+    }
+    match compiled.spills() {
+        Some((n, w)) => Ok(Some(format!("spills {n} weighted {w}"))),
+        None => Err(Failure::Usage(format!(
+            "--stats needs chapter 20 or later: chapter {chapter} allocates no registers"
+        ))),
     }
 }
 

@@ -214,11 +214,31 @@ impl CodeGen {
         Ok(self)
     }
 
+    /// Chapter 21: the encoded program as an ELF relocatable object.
+    pub fn object(&self) -> Result<Vec<u8>, Error> {
+        let e = self
+            .encoded
+            .as_ref()
+            .ok_or_else(|| Error::new("object needs encode first", 0))?;
+        crate::encode::elf::write_elf(&e.program)
+            .map_err(|m| Error::new(format!("internal error writing the object: {m}"), 0))
+    }
+
+    /// Chapter 21: what the program's top level returns.
+    pub fn returns(&self) -> crate::run::Returns {
+        crate::run::top_level_returns(&self.graph)
+    }
+
     /// Chapter 19: the selected and scheduled program, block by block, in
     /// the CPU's assembler syntax; empty before `local_sched`. Chapter 20:
     /// once registers are allocated, with registers and stack slots, and
-    /// each function's prologue and epilogues.
+    /// each function's prologue and epilogues. Chapter 21: once encoded,
+    /// the bytes and instructions as `llvm-objdump -d` lists them.
     pub fn asm(&self) -> String {
+        // Chapter 21: once encoded, what was encoded.
+        if let Some(e) = &self.encoded {
+            return crate::encode::listing::listing(e);
+        }
         match (&self.schedule, &self.local) {
             (Some(s), Some(local)) => crate::asm::listing(
                 &self.graph,

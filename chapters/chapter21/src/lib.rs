@@ -41,6 +41,7 @@ pub mod node;
 pub mod parser;
 pub mod pmap;
 pub mod regalloc;
+pub mod run;
 pub mod types;
 
 pub use codegen::CodeGen;

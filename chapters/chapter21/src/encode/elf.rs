@@ -10,6 +10,7 @@
 //!
 //! * a call to an external function refers to an undefined global symbol
 //!   of that name (or to the program's own function of that name);
+//! * `.rodata` is 16-byte aligned (x86 `xorpd` reads a 16-byte mask);
 //! * a `.rodata` entry is the section symbol of `.rodata` with the entry's
 //!   offset in the addend, plus the x86 addend (`-4`: x86 fields count
 //!   from the end of the instruction, ELF from the field);
@@ -56,7 +57,7 @@ pub fn write_elf(p: &Program) -> Result<Vec<u8>, String> {
         None
     } else {
         let id = obj.add_section(Vec::new(), b".rodata".to_vec(), SectionKind::ReadOnlyData);
-        obj.append_section_data(id, &p.rodata, 8);
+        obj.append_section_data(id, &p.rodata, 16);
         Some(id)
     };
     // PROGBITS with no flags: "this object does not need an executable stack".

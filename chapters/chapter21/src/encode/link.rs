@@ -3,7 +3,7 @@
 //!
 //! It does what the system linker does with the object of
 //! [`super::elf`], for the one object we have: `.text` goes at `base`,
-//! `.rodata` follows at the next 8-byte boundary, and each relocation's
+//! `.rodata` follows at the next 16-byte boundary, and each relocation's
 //! field is filled with the address the ELF relocation type would give.
 //! Calls to functions outside the program are resolved by the caller's
 //! `externals` (in tests, the emulator's host functions such as
@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 /// A linked program: its bytes and where they go.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Image {
-    /// `.text`, zero padding to an 8-byte boundary, then `.rodata`.
+    /// `.text`, zero padding to a 16-byte boundary, then `.rodata`.
     pub bytes: Vec<u8>,
     /// The address of the first byte.
     pub base: u64,
@@ -52,7 +52,7 @@ pub fn link(
     if !base.is_multiple_of(4096) {
         return Err(format!("link base {base:#x} is not 4 KiB-aligned"));
     }
-    let rodata_off = (p.text.len() as u64).next_multiple_of(8);
+    let rodata_off = (p.text.len() as u64).next_multiple_of(16);
     let mut bytes = p.text.clone();
     bytes.resize(rodata_off as usize, 0);
     bytes.extend_from_slice(&p.rodata);

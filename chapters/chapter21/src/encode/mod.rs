@@ -27,6 +27,7 @@
 pub mod elf;
 pub mod frame;
 pub mod link;
+pub mod listing;
 pub mod program;
 
 use crate::codegen::CodeGen;
@@ -307,6 +308,8 @@ pub struct Line {
     pub offset: u64,
     pub len: u8,
     pub inst: AnyInst,
+    /// Where a branch or a call within the program goes.
+    pub target: Option<u64>,
 }
 
 /// The encoded program and, function by function, what was encoded.
@@ -372,8 +375,9 @@ pub fn encode(code: &CodeGen) -> Result<Encoded, Error> {
     let mut lines = Vec::new();
     let mut relocs = Vec::new();
     // Calls between functions of the program, patched once all are placed.
-    let mut calls: Vec<(isa::Fixup, NodeId)> = Vec::new();
+    let mut calls: Vec<(isa::Fixup, NodeId, usize, usize)> = Vec::new();
     let mut fun_at: FxHashMap<NodeId, usize> = FxHashMap::default();
+    let mut taken: rustc_hash::FxHashSet<String> = Default::default();
     let order = crate::regalloc::build::functions(g);
     let mut funs: FxHashMap<u32, NodeId> = FxHashMap::default();
     for &f in &order {
@@ -390,14 +394,15 @@ pub fn encode(code: &CodeGen) -> Result<Encoded, Error> {
         let start = text.len();
         fun_at.insert(f, start);
         let mut fun_lines = Vec::new();
+        let fun_no = lines.len();
         place(
             &pieces,
             &enc,
             start,
             &mut text,
             &mut fun_lines,
-            &mut |fixup, r| match r {
-                Ref::Fun(callee) => calls.push((fixup, *callee)),
+            &mut |fixup, r, line| match r {
+                Ref::Fun(callee) => calls.push((fixup, *callee, fun_no, line)),
                 Ref::External(name) => relocs.push(Reloc {
                     offset: fixup.offset as u64,
                     kind: fixup.kind,
@@ -419,19 +424,21 @@ pub fn encode(code: &CodeGen) -> Result<Encoded, Error> {
                 }),
             },
         )?;
+        let (name, global) = symbol_name(g, f, &mut taken);
         functions.push(Symbol {
-            name: fun::label(g, f),
+            name,
             offset: start as u64,
             size: (text.len() - start) as u64,
-            global: true,
+            global,
         });
         lines.push(fun_lines);
     }
-    for (fixup, callee) in calls {
+    for (fixup, callee, fun_no, line) in calls {
         let to = *fun_at
             .get(&callee)
             .ok_or_else(|| internal(format!("call of a function {} not compiled", callee.nid())))?;
         patch(target.cpu, &mut text, &fixup, to)?;
+        lines[fun_no][line].target = Some(to as u64);
     }
     Ok(Encoded {
         program: Program {
@@ -447,6 +454,32 @@ pub fn encode(code: &CodeGen) -> Result<Encoded, Error> {
         },
         lines,
     })
+}
+
+/// The symbol of function `f` and whether it is global. The program's
+/// top level is `simple_main` (C has its own `main`); a function is
+/// known by its name, and the first of several of one name takes it
+/// (the others, and functions without a name, get `name.N` by their
+/// function index and stay local, as C could not name them anyway).
+fn symbol_name(g: &Graph, f: NodeId, taken: &mut rustc_hash::FxHashSet<String>) -> (String, bool) {
+    let label = fun::label(g, f);
+    let name = if label == "main" {
+        "simple_main".to_string()
+    } else {
+        label
+    };
+    let plain = !name.starts_with('$') && taken.insert(name.clone());
+    if plain {
+        return (name, true);
+    }
+    let fidx = match *g.role(f) {
+        NodeKind::Fun { sig, .. } => g.types.fidxs(sig).and_then(|s| s.single()),
+        _ => None,
+    };
+    let base = name.trim_start_matches('$');
+    let local = format!("{base}.{}", fidx.unwrap_or(f.nid()));
+    taken.insert(local.clone());
+    (local, false)
 }
 
 fn patch(cpu: Cpu, code: &mut [u8], fixup: &isa::Fixup, to: usize) -> Result<(), Error> {
@@ -548,7 +581,7 @@ fn place(
     start: usize,
     text: &mut Vec<u8>,
     lines: &mut Vec<Line>,
-    fixup: &mut dyn FnMut(isa::Fixup, &Ref),
+    fixup: &mut dyn FnMut(isa::Fixup, &Ref, usize),
 ) -> Result<(), Error> {
     // Sizes of the fixed instructions, once.
     let mut scratch = Vec::new();
@@ -621,9 +654,10 @@ fn place(
                             offset: at as u64,
                             len: (text.len() - at) as u8,
                             inst: *inst,
+                            target: None,
                         });
                         if let (Some(fx), Some(r)) = (fx, r) {
-                            fixup(fx, r);
+                            fixup(fx, r, lines.len() - 1);
                         }
                     }
                     Piece::Branch(c, to) => {
@@ -639,6 +673,7 @@ fn place(
                                 offset: at as u64,
                                 len: (text.len() - at) as u8,
                                 inst,
+                                target: Some(label_at[to] as u64),
                             });
                         }
                     }
