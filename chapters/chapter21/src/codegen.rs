@@ -54,6 +54,10 @@ pub struct CodeGen {
     /// after `reg_alloc` in a release build too (a debug build always
     /// does).
     pub check_alloc: bool,
+    /// Chapter 21: remove copies by coalescing and forwarding
+    /// ([`crate::regalloc::coalesce`]); on unless switched off, to
+    /// measure what it does.
+    pub coalesce: bool,
     /// Chapter 21: the machine code, once `encode` ran.
     pub encoded: Option<crate::encode::Encoded>,
 }
@@ -74,6 +78,7 @@ impl CodeGen {
             legalized: None,
             alloc: None,
             check_alloc: false,
+            coalesce: true,
             encoded: None,
         }
     }
@@ -192,7 +197,7 @@ impl CodeGen {
         if self.alloc.is_some() {
             return Err(Error::new("registers are allocated once", 0));
         }
-        let alloc = crate::regalloc::allocate(&mut self.graph, s, local, target)?;
+        let alloc = crate::regalloc::allocate(&mut self.graph, s, local, target, self.coalesce)?;
         if cfg!(debug_assertions) || self.check_alloc {
             crate::regalloc::checker::check(&self.graph, local, target, &alloc).map_err(|e| {
                 Error::new(

@@ -10,7 +10,8 @@
 //! These are our own figures, kept as regression expectations; Simple's
 //! are in the comments (its test allows them a slack of an eighth).
 //! Every allocation also lists (`simple asm`) without a virtual register
-//! left.
+//! left. Chapter 21 coalesces copies, and the pinned counts are lower
+//! (`spill-stats --no-coalesce` gives chapter 20's).
 
 use chapter21::CodeGen;
 
@@ -129,8 +130,8 @@ return sqrt(arg) + sqrt(arg+2);
 #[test]
 fn test_newton_integer() {
     // Simple: 26, 19, 26.
-    test_all(NEWTON_INT, [54, 14, 14], None);
-    test_cpu(NEWTON_INT, "x86_64_v2", "Win64", 55, None);
+    test_all(NEWTON_INT, [46, 13, 13], None);
+    test_cpu(NEWTON_INT, "x86_64_v2", "Win64", 47, None);
 }
 
 const NEWTON_FLT: &str = "\
@@ -150,7 +151,7 @@ return sqrt(farg) + sqrt(farg+2.0);
 #[test]
 fn test_newton_float() {
     // Simple: 25, 21, 18.
-    test_all(NEWTON_FLT, [24, 13, 13], None);
+    test_all(NEWTON_FLT, [24, 12, 12], None);
     test_cpu(NEWTON_FLT, "x86_64_v2", "Win64", 22, None);
 }
 
@@ -241,7 +242,7 @@ hashCode(s);
 #[test]
 fn test_string() {
     // Simple: 18, 3, 3.
-    test_all(STRING, [12, 4, 4], None);
+    test_all(STRING, [10, 2, 2], None);
 }
 
 #[test]
@@ -402,8 +403,8 @@ return a;
 #[test]
 fn test_merge_sort() {
     // Simple: 46, 36, 37, each printing "Stop[ return mov(mov([int])); return 0; ]".
-    test_all(MERGE_SORT, [66, 45, 41], None);
-    test_cpu(MERGE_SORT, "x86_64_v2", "Win64", 73, None);
+    test_all(MERGE_SORT, [33, 28, 29], None);
+    test_cpu(MERGE_SORT, "x86_64_v2", "Win64", 32, None);
 }
 
 /// The check above finds a wrong location.

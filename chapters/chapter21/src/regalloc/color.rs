@@ -34,8 +34,12 @@ pub struct Coloring {
 pub fn color(lrgs: &Lrgs, adj: &[Vec<u32>], caller_saved: RegMask) -> Coloring {
     let n = lrgs.len();
     let overlaps = |a: usize, b: usize| !lrgs.mask[a].and(lrgs.mask[b]).is_empty();
-    let colored =
-        |r: usize| lrgs.fixed[r].is_none() && !lrgs.mask[r].is_empty() && !lrgs.self_conflict[r];
+    let colored = |r: usize| {
+        !lrgs.dead[r]
+            && lrgs.fixed[r].is_none()
+            && !lrgs.mask[r].is_empty()
+            && !lrgs.self_conflict[r]
+    };
     let mut degree = vec![0u32; n];
     for r in 0..n {
         if colored(r) {
@@ -105,6 +109,9 @@ pub fn color(lrgs: &Lrgs, adj: &[Vec<u32>], caller_saved: RegMask) -> Coloring {
     let mut failed = Vec::new();
     let mut stacked = Vec::new();
     for r in 0..n {
+        if lrgs.dead[r] {
+            continue;
+        }
         if lrgs.self_conflict[r] {
             failed.push(r as u32);
         } else if lrgs.fixed[r].is_none() && lrgs.mask[r].is_empty() {

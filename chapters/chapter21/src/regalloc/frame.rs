@@ -26,6 +26,7 @@ pub fn finish(
     colors: &[Option<Loc>],
     target: Target,
     rounds: u32,
+    forward: bool,
 ) -> Allocation {
     let mut loc: FxHashMap<NodeId, Loc> = FxHashMap::default();
     for v in 0..vals.len() {
@@ -59,6 +60,13 @@ pub fn finish(
         }
         removed.insert(s);
         loc.remove(&s);
+    }
+    // Chapter 21: a copy into the very next instruction goes too.
+    if forward {
+        for s in super::coalesce::forward(target, g, lay, &loc, &removed) {
+            removed.insert(s);
+            loc.remove(&s);
+        }
     }
     if !removed.is_empty() {
         for list in local.values_mut() {

@@ -80,6 +80,8 @@ pub struct Lrgs {
     /// Live ranges joined to it by a split (coloring prefers their
     /// register).
     pub partners: Vec<SmallVec<[u32; 2]>>,
+    /// Chapter 21: merged into another by coalescing (no values left).
+    pub dead: Vec<bool>,
 }
 
 impl Lrgs {
@@ -147,6 +149,7 @@ pub fn build(cx: &Ctx, lay: &Layout, vals: &Vals) -> Lrgs {
         self_conflict: vec![false; n],
         conflicts: vec![SmallVec::new(); n],
         partners: vec![SmallVec::new(); n],
+        dead: vec![false; n],
     };
     for v in 0..nv {
         let r = l.of[v] as usize;

@@ -28,6 +28,7 @@
 
 pub mod build;
 pub mod checker;
+pub mod coalesce;
 pub mod color;
 pub mod frame;
 pub mod ifg;
@@ -104,6 +105,7 @@ pub fn allocate(
     s: &Schedule,
     local: &mut FxHashMap<NodeId, Vec<NodeId>>,
     target: Target,
+    coalesce: bool,
 ) -> Result<Allocation, Error> {
     // Constants left outside every function get a copy at each use.
     let (lay, vals) = {
@@ -155,7 +157,12 @@ pub fn allocate(
         let lay = build::layout(&cx, s, local);
         let vals = build::values(&cx, &lay);
         let mut lrgs = live_range::build(&cx, &lay, &vals);
-        let graph = ifg::build(&cx, &lay, &vals, &mut lrgs);
+        let mut graph = ifg::build(&cx, &lay, &vals, &mut lrgs);
+        // Chapter 21: copies whose two sides may share a register go
+        // (from round 4 on, what stands in the way is split instead).
+        if coalesce && round < 4 {
+            coalesce::coalesce(g, &lay, &vals, &mut lrgs, &mut graph.adj);
+        }
         let coloring = color::color(&lrgs, &graph.adj, caller);
         if coloring.failed.is_empty() {
             return Ok(frame::finish(
@@ -167,6 +174,7 @@ pub fn allocate(
                 &coloring.loc,
                 target,
                 round,
+                coalesce,
             ));
         }
         // From the fourth round on, what stands in the way is split too.
