@@ -11,8 +11,11 @@
 
 #![cfg(feature = "emulate")]
 
+use chapter21::cpu::riscv::encode::branch;
+use chapter21::encode::{AnyInst, Cond};
 use chapter21::{CodeGen, Outcome, Value};
 use isa::emu::{Abi, Arg, Machine};
+use isa::riscv::{BCond, ImmOp, Inst, Reg};
 use isa::Isa;
 use std::fmt::Write;
 use std::io::Write as _;
@@ -418,4 +421,93 @@ fn f32_rounding() {
         &[0, 1, -1, 16777217],
     );
     report(t);
+}
+
+/// Each branch form, run: taken to a mark `disp` bytes away (`a0 = 42`),
+/// or not taken (`a0 = 7`), in a 1 MiB image whose other words are no
+/// instructions; and where the short forms stop reaching.
+#[test]
+fn branch_forms() {
+    const SIZE: usize = 1 << 20;
+    const AT: i64 = 1 << 19;
+    let a0 = Reg::A0;
+    let a1 = Reg::A1;
+    let ret = Inst::Jalr {
+        rd: Reg::ZERO,
+        rs1: Reg::RA,
+        offset: 0,
+    };
+    let set = |v: i32| Inst::OpImm {
+        op: ImmOp::Addi,
+        rd: a0,
+        rs1: Reg::ZERO,
+        imm: v,
+    };
+    let put = |image: &mut Vec<u8>, at: i64, insts: &[Inst]| {
+        let mut at = at as usize;
+        for i in insts {
+            let mut w = Vec::new();
+            i.encode(&mut w).unwrap();
+            image[at..at + 4].copy_from_slice(&w);
+            at += 4;
+        }
+    };
+    let lt = Cond::Riscv(BCond::Lt, a0, a1);
+    let mut runs = 0;
+    for (cond, long) in [
+        (Cond::Always, false),
+        (Cond::Always, true),
+        (lt, false),
+        (lt, true),
+    ] {
+        for disp in [16i64, 24, -16, 4092, -4096, 8192, -8192, 400_000, -400_000] {
+            let Some(insts) = branch(cond, disp, long) else {
+                assert!(
+                    !long && disp.abs() > 4096 && cond != Cond::Always,
+                    "{cond:?} long {long}: no form for {disp}"
+                );
+                continue;
+            };
+            let insts: Vec<Inst> = insts
+                .into_iter()
+                .map(|i| match i {
+                    AnyInst::Riscv(i) => i,
+                    other => panic!("{other:?} is no RISC-V instruction"),
+                })
+                .collect();
+            // The mark must not fall on the branch or what follows it.
+            let end = 4 * insts.len() as i64 + 8;
+            if (0..end).contains(&disp) {
+                continue;
+            }
+            let mut image = vec![0u8; SIZE];
+            put(&mut image, AT, &insts);
+            put(&mut image, AT + 4 * insts.len() as i64, &[set(7), ret]);
+            put(&mut image, AT + disp, &[set(42), ret]);
+            for (x, y) in [(1, 2), (2, 1)] {
+                let want = if cond == Cond::Always || x < y { 42 } else { 7 };
+                let mut m = Machine::new(Isa::Riscv64, Abi::SystemV).unwrap();
+                let base = m.load_code(&image).unwrap();
+                let got = m
+                    .call(base + AT as u64, &[Arg::Int(x), Arg::Int(y)], 100)
+                    .unwrap_or_else(|e| panic!("{cond:?} long {long} disp {disp}: {e}"));
+                assert_eq!(
+                    got.int(),
+                    want,
+                    "{cond:?} long {long} disp {disp}: {insts:?}"
+                );
+                runs += 1;
+            }
+        }
+    }
+    eprintln!("{runs} branches run");
+    // Reach: B-type ±4 KiB, jal ±1 MiB, the long forms ±2 GiB.
+    assert!(branch(lt, 4094, false).is_some() && branch(lt, 4096, false).is_none());
+    assert!(branch(lt, -4096, false).is_some() && branch(lt, -4098, false).is_none());
+    let j = Cond::Always;
+    assert!(branch(j, (1 << 20) - 2, false).is_some() && branch(j, 1 << 20, false).is_none());
+    for c in [j, lt] {
+        assert!(branch(c, 1 << 30, true).is_some() && branch(c, -(1 << 30), true).is_some());
+        assert!(branch(c, 1 << 32, true).is_none());
+    }
 }
