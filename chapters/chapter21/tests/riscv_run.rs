@@ -408,6 +408,11 @@ fn calls() {
          return f(arg, 1, 2, 3, 4, 5, 6, 7, arg * 2, arg * 3) + f(0, 0, 0, 0, 0, 0, 0, 0, 1, 1);",
         "val g = { int x -> x + 1; }; int a = arg * 3; int b = arg ^ 5; int c = g(arg); return a + b * c;",
         "val odd = { int n -> n == 0 ? 0 : 1 - odd(n - 1); }; return odd(arg);",
+        // Through a function pointer: its address, an indirect call.
+        "var fcn = arg & 1 ? { int x -> x*x; } : { int x -> x+x; }; return fcn(arg) + fcn(3);",
+        "val a = { int x -> x + 1; }; val b = { int x -> x * 7; }; \
+         var f = a; if (arg > 3) f = b; int s = 0; int i = 0; \
+         while (i < arg) { s = s + f(i); i = i + 1; } return s;",
     ] {
         check(&mut t, src, SMALL);
     }
@@ -499,6 +504,10 @@ fn relocated_programs() {
         "flt x = arg; flt y = x * 0.5 + 1.25; return y < 3.0;",
         "val f = { flt x -> x * 2.5; }; flt z = arg; flt y = f(z); return y > 10.0;",
         "flt x = arg; flt y = x * 0.1; flt z = y * 10.0; return (z == x) + (y < 0.25) * 2;",
+        "flt g = arg; if (arg < 1) return 0; while (1) { flt n = (arg / g + g) / 2; \
+         if (n == g) break; g = n; } return g * 1000 < arg * 1000 + 1;",
+        "flt s = 0; int i = 1; while (i <= arg) { s = s + 1.0 / i; i = i + 1; } return s > 2.5;",
+        "struct P { flt x; f32 y; }; P !p = new P; p.x = arg; p.y = 1.5; return p.x + p.y > 3.0;",
         "struct P { int x; int y; }; P !p = new P; P !q = new P; p.x = arg; q.y = p.x * 3; \
          q.x = q.y - 1; return p.x + q.x * 10 + q.y * 100;",
         "int[] !a = new int[16]; int i = 0; while (i < 16) { a[i] = i * arg; i = i + 1; } \

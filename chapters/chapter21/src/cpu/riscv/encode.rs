@@ -9,9 +9,10 @@
 //! - Nothing on RISC-V reaches further than 12 bits from a register, so
 //!   a stack slot (or a frame size) beyond ±2 KiB is addressed through
 //!   `t6`: the allocator never gives it out, and a float constant's load
-//!   and a copy between two stack slots use it the same way. Only a copy
-//!   between two far slots in a function that makes no call (whose `ra`
-//!   cannot serve as a second scratch register) is refused.
+//!   and a copy between two stack slots use it the same way. A copy
+//!   from a stack slot into a far one needs a second scratch register:
+//!   `ra`, in a function that calls (which has saved it); in one that
+//!   makes no call, such a copy is refused with an error.
 //! - A call of a function of the program is `auipc ra` + `jalr ra` with
 //!   one fixup on the pair (`R_RISCV_CALL_PLT` when it is `calloc`): it
 //!   reaches ±2 GiB, where `jal` would stop at ±1 MiB. A function's
