@@ -49,6 +49,7 @@ impl Reg {
     pub const A0: Reg = Reg(10);
     pub const A1: Reg = Reg(11);
     pub const A2: Reg = Reg(12);
+    pub const T6: Reg = Reg(31);
 
     pub fn x(n: u8) -> Option<Reg> {
         (n < 32).then_some(Reg(n))
@@ -522,6 +523,16 @@ pub enum Inst {
     FMvToF { prec: Prec, rd: FReg, rs1: Reg },
     /// `fmv.x.d rd, rs1` / `fmv.x.w`: float bits to an integer register.
     FMvFromF { prec: Prec, rd: Reg, rs1: FReg },
+    /// `auipc rd, 0`: the first half of a pair whose target is not known
+    /// yet. Its fixup, of `kind` [`FixupKind::RiscvCall`] (before a
+    /// `jalr`) or [`FixupKind::RiscvPcrelHi20`] (before an `addi` or a
+    /// load), fills both halves when [`patch`]ed; as a relocation it names
+    /// the target.
+    AuipcFixup { rd: Reg, kind: FixupKind },
+    /// `fld rd, 0(rs1)` / `flw`: the load that ends a PC-relative pair,
+    /// its displacement a [`FixupKind::RiscvPcrelLo12I`] fixup (which an
+    /// ELF relocation ties to the `auipc` before it).
+    FLoadPcrelLo { prec: Prec, rd: FReg, rs1: Reg },
     /// `nop` = `addi zero, zero, 0`.
     Nop,
 }
@@ -621,6 +632,15 @@ impl Inst {
             }
             Inst::Lui { rd, imm20 } => u_imm(imm20)? | rd.f() << 7 | 0x37,
             Inst::Auipc { rd, imm20 } => u_imm(imm20)? | rd.f() << 7 | 0x17,
+            Inst::AuipcFixup { rd, kind } => {
+                if !matches!(kind, FixupKind::RiscvCall | FixupKind::RiscvPcrelHi20) {
+                    return Err(EncodeError::InvalidOperand(format!(
+                        "{kind:?} is no fixup of an auipc"
+                    )));
+                }
+                fixup = Some(kind);
+                rd.f() << 7 | 0x17
+            }
             Inst::Branch {
                 cond,
                 rs1,
@@ -653,6 +673,10 @@ impl Inst {
                 rs1,
                 offset,
             } => i_type(offset, rs1.f(), 2 + prec.fmt_bits(), rd.f(), 0x07)?,
+            Inst::FLoadPcrelLo { prec, rd, rs1 } => {
+                fixup = Some(FixupKind::RiscvPcrelLo12I);
+                i_type(0, rs1.f(), 2 + prec.fmt_bits(), rd.f(), 0x07)?
+            }
             Inst::FStore {
                 prec,
                 rs2,
@@ -896,6 +920,12 @@ impl fmt::Display for Inst {
             Inst::OpImm { op, rd, rs1, imm } => write!(f, "{} {rd}, {rs1}, {imm}", op.name()),
             Inst::Lui { rd, imm20 } => write!(f, "lui {rd}, {imm20}"),
             Inst::Auipc { rd, imm20 } => write!(f, "auipc {rd}, {imm20}"),
+            Inst::AuipcFixup { rd, .. } => write!(f, "auipc {rd}, 0"),
+            Inst::FLoadPcrelLo { prec, rd, rs1 } => write!(
+                f,
+                "{} {rd}, 0({rs1})",
+                if prec == Prec::F64 { "fld" } else { "flw" }
+            ),
             Inst::Branch {
                 cond,
                 rs1,
@@ -1116,6 +1146,32 @@ mod tests {
         }
         .word()
         .is_err());
+    }
+
+    #[test]
+    fn pair_fixups() {
+        let mut buf = vec![0; 8];
+        let hi = Inst::AuipcFixup {
+            rd: Reg::x(31).unwrap(),
+            kind: FixupKind::RiscvPcrelHi20,
+        };
+        let fx = hi.encode(&mut buf).unwrap().unwrap();
+        assert_eq!((fx.offset, fx.kind), (8, FixupKind::RiscvPcrelHi20));
+        let lo = Inst::FLoadPcrelLo {
+            prec: Prec::F64,
+            rd: FReg::new(10).unwrap(),
+            rs1: Reg::x(31).unwrap(),
+        };
+        let fx2 = lo.encode(&mut buf).unwrap().unwrap();
+        assert_eq!((fx2.offset, fx2.kind), (12, FixupKind::RiscvPcrelLo12I));
+        patch(&mut buf, &fx, 0).unwrap(); // 8 bytes back
+        assert_eq!(read(&buf, 8), 0x0000_0f97); // auipc t6, 0
+        assert_eq!(read(&buf, 12) >> 20, 0xff8); // fld fa0, -8(t6)
+        let bad = Inst::AuipcFixup {
+            rd: Reg::RA,
+            kind: FixupKind::RiscvJal20,
+        };
+        assert!(bad.word().is_err());
     }
 
     #[test]

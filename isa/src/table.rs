@@ -1070,6 +1070,21 @@ pub fn riscv_insts() -> Vec<riscv::Inst> {
             imm20,
         });
     }
+    // The first halves of pairs a fixup fills, and the load of a pair.
+    for (rd, kind) in [
+        (1, crate::FixupKind::RiscvCall),
+        (31, crate::FixupKind::RiscvPcrelHi20),
+        (10, crate::FixupKind::RiscvPcrelHi20),
+    ] {
+        v.push(AuipcFixup { rd: x(rd), kind });
+    }
+    for (prec, d, s) in [(Prec::F64, 0, 31), (Prec::F32, 31, 2), (Prec::F64, 10, 10)] {
+        v.push(FLoadPcrelLo {
+            prec,
+            rd: f(d),
+            rs1: x(s),
+        });
+    }
     // Constant-building sequences across the 12/32/64-bit boundaries.
     for value in [
         2047i64,
