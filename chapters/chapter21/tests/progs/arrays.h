@@ -9,17 +9,17 @@ struct longs { unsigned len; unsigned pad; long at[]; };
 struct ptrs { unsigned len; unsigned pad; void *at[]; };
 
 /* Arrays the harness hands to Simple, zeroed as Simple's `new` would. */
-static struct longs *new_longs(unsigned n) {
+static inline struct longs *new_longs(unsigned n) {
     struct longs *a = calloc(1, 8 + 8 * (size_t)n);
     a->len = n;
     return a;
 }
-static struct ptrs *new_ptrs(unsigned n) {
+static inline struct ptrs *new_ptrs(unsigned n) {
     struct ptrs *a = calloc(1, 8 + 8 * (size_t)n);
     a->len = n;
     return a;
 }
-static struct u8s *new_u8s(const char *s) {
+static inline struct u8s *new_u8s(const char *s) {
     size_t n = 0;
     while (s[n]) n++;
     struct u8s *a = calloc(1, 4 + n);
