@@ -138,24 +138,28 @@ macro_rules! driver {
             self.encoded.as_ref()?;
             Some($krate::CodeGen::object(self).map_err(|e| failure!(e)))
         }
-        fn run(&self, arg: i64, emulate: bool, steps: u64) -> Option<Result<Run, Failure>> {
+        fn run(&self, args: &[i64], emulate: bool, steps: u64) -> Option<Result<Vec<Run>, Failure>> {
             let program = &self.encoded.as_ref()?.program;
             let returns = self.returns();
             if !emulate {
                 return Some(
-                    $krate::run::native(program, returns, arg)
-                        .map(|v| Run::Value(v, None))
+                    $krate::run::native(program, returns, args)
+                        .map(|vs| vs.into_iter().map(|v| Run::Value(v, None)).collect())
                         .map_err(Failure::Usage),
                 );
             }
             #[cfg(feature = "emulate")]
             {
                 use $krate::run::EmuFailure;
-                Some(match $krate::run::emulate(program, returns, arg, steps) {
-                    Ok(r) => Ok(Run::Value(r.value, Some(r.steps))),
-                    Err(EmuFailure::StepLimit(n)) => Ok(Run::StepLimit(n)),
-                    Err(EmuFailure::Error(e)) => Err(Failure::Usage(e)),
-                })
+                let runs: Result<Vec<Run>, Failure> = args
+                    .iter()
+                    .map(|&arg| match $krate::run::emulate(program, returns, arg, steps) {
+                        Ok(r) => Ok(Run::Value(r.value, Some(r.steps))),
+                        Err(EmuFailure::StepLimit(n)) => Ok(Run::StepLimit(n)),
+                        Err(EmuFailure::Error(e)) => Err(Failure::Usage(e)),
+                    })
+                    .collect();
+                Some(runs)
             }
             #[cfg(not(feature = "emulate"))]
             {

@@ -1332,6 +1332,20 @@ impl Generator {
 /// optimized program is also run by its schedule (global code motion), as
 /// a machine would run it. `Err` describes a disagreement.
 pub fn check(src: &str, chapter: u32) -> Result<(), String> {
+    check_with(src, chapter, false)
+}
+
+/// Instructions an emulated run may take: far more than the evaluator's
+/// budget of loop trips needs.
+const STEP_LIMIT: u64 = 50_000_000;
+
+/// `check`, and from chapter 21 with `run_code` also the machine code of
+/// every CPU run on each `arg` the evaluator answered: x86-64 natively
+/// (on an x86-64 Linux host; elsewhere emulated), AArch64 and RISC-V
+/// under unicorn (the crate's feature `emulate`). Their values must be
+/// the evaluator's. An object, whose fields machine code does not
+/// describe, is only known to be an object.
+pub fn check_with(src: &str, chapter: u32, run_code: bool) -> Result<(), String> {
     let variants: [(&str, bool, bool); 3] = [
         ("no peepholes", false, false),
         ("parse peepholes", true, false),
@@ -1386,11 +1400,18 @@ pub fn check(src: &str, chapter: u32) -> Result<(), String> {
             ("riscv", "SystemV"),
             ("arm", "SystemV"),
         ] {
-            if let Err(e) = crate::assemble(chapter, src, &options, cpu, abi) {
-                let message = match e {
-                    Failure::Program { message, .. } | Failure::Usage(message) => message,
-                };
-                return Err(format!("{cpu}: {message}"));
+            let compiled = match crate::assemble(chapter, src, &options, cpu, abi) {
+                Ok(c) => c,
+                Err(e) => {
+                    let message = match e {
+                        Failure::Program { message, .. } | Failure::Usage(message) => message,
+                    };
+                    return Err(format!("{cpu}: {message}"));
+                }
+            };
+            if run_code && chapter >= crate::FIRST_ENCODING_CHAPTER {
+                let evaluated = &results.last().expect("the iterated program ran").1;
+                run_machine_code(compiled.as_ref(), cpu, evaluated)?;
             }
         }
     }
@@ -1408,6 +1429,56 @@ pub fn check(src: &str, chapter: u32) -> Result<(), String> {
     Ok(())
 }
 
+/// Runs `compiled` (for `cpu`) on each of [`ARGS`] the evaluator gave a
+/// value for, `evaluated` in the order of `ARGS`, and compares.
+fn run_machine_code(
+    compiled: &dyn crate::Driver,
+    cpu: &str,
+    evaluated: &[Evaluation],
+) -> Result<(), String> {
+    let wanted: Vec<(i64, &str)> = ARGS
+        .iter()
+        .zip(evaluated)
+        .filter_map(|(&a, e)| match e {
+            Evaluation::Value(v) => Some((a, v.as_str())),
+            _ => None,
+        })
+        .collect();
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    let native = cpu == "x86_64_v2" && cfg!(all(target_arch = "x86_64", target_os = "linux"));
+    if !native && !cfg!(feature = "emulate") {
+        return Ok(());
+    }
+    let args: Vec<i64> = wanted.iter().map(|&(a, _)| a).collect();
+    let runs = match compiled.run(&args, !native, STEP_LIMIT) {
+        None => return Ok(()),
+        Some(Err(Failure::Program { message, .. } | Failure::Usage(message))) => {
+            return Err(format!("{cpu}: machine code: {message}"))
+        }
+        Some(Ok(runs)) => runs,
+    };
+    for ((arg, want), run) in wanted.iter().zip(runs) {
+        let got = match run {
+            crate::Run::Value(v, _) => v,
+            crate::Run::StepLimit(n) => {
+                return Err(format!(
+                    "arg={arg}: {cpu} machine code ran past {n} instructions"
+                ))
+            }
+        };
+        let is_object = |v: &str| v != "null" && v.parse::<f64>().is_err();
+        let agree = got == *want || (got == "object" && is_object(want));
+        if !agree {
+            return Err(format!(
+                "arg={arg}: the evaluator gives {want}, {cpu} machine code gives {got}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A field access through a pointer the optimizer knows to be null.
 fn known_null(message: &str) -> bool {
     let unknown = message.starts_with("Accessing unknown field")
@@ -1419,7 +1490,12 @@ fn known_null(message: &str) -> bool {
 
 /// `check`, with a panic inside the compiler reported as a failure.
 pub fn check_catching(src: &str, chapter: u32) -> Result<(), String> {
-    match std::panic::catch_unwind(|| check(src, chapter)) {
+    check_catching_with(src, chapter, false)
+}
+
+/// `check_with`, with a panic inside the compiler reported as a failure.
+pub fn check_catching_with(src: &str, chapter: u32, run_code: bool) -> Result<(), String> {
+    match std::panic::catch_unwind(|| check_with(src, chapter, run_code)) {
         Ok(result) => result,
         Err(panic) => {
             let message = panic
@@ -1471,12 +1547,18 @@ pub const FIRST_FUZZ_CHAPTER: u32 = crate::FIRST_SCHEDULE_CHAPTER;
 /// Generates and checks `count` programs from `seed` on, in the language
 /// of `chapter` and compiled by it.
 pub fn run(seed: u64, count: u64, chapter: u32) -> Report {
+    run_with(seed, count, chapter, false)
+}
+
+/// `run`, and with `run_code` the machine code run too (see
+/// [`check_with`]).
+pub fn run_with(seed: u64, count: u64, chapter: u32, run_code: bool) -> Report {
     let mut failures = Vec::new();
     for s in seed..seed.saturating_add(count) {
         let src = generate_for(s, chapter);
-        if let Err(message) = check_catching(&src, chapter) {
+        if let Err(message) = check_catching_with(&src, chapter, run_code) {
             let reduced = reduce(&src, |p| {
-                check_catching(p, chapter).is_err_and(|m| same_kind(&m, &message))
+                check_catching_with(p, chapter, run_code).is_err_and(|m| same_kind(&m, &message))
             });
             failures.push((s, message, reduced));
         }

@@ -115,10 +115,11 @@ pub trait Driver {
     fn object(&self) -> Option<Result<Vec<u8>, Failure>> {
         None
     }
-    /// Runs the machine program's top level with `arg` (chapter 21 on):
-    /// natively (x86-64 System V on an x86-64 Linux host) or, with
-    /// `emulate`, under unicorn for at most `steps` instructions.
-    fn run(&self, _arg: i64, _emulate: bool, _steps: u64) -> Option<Result<Run, Failure>> {
+    /// Runs the machine program's top level once with each of `args`
+    /// (chapter 21 on): natively (x86-64 System V on an x86-64 Linux host,
+    /// linked once) or, with `emulate`, under unicorn for at most `steps`
+    /// instructions each.
+    fn run(&self, _args: &[i64], _emulate: bool, _steps: u64) -> Option<Result<Vec<Run>, Failure>> {
         None
     }
 }

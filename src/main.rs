@@ -142,6 +142,11 @@ struct FuzzInput {
     /// Print each program before checking it
     #[arg(long)]
     verbose: bool,
+    /// Also run each program's machine code on every CPU and compare it
+    /// with the evaluator (chapter 21 on): x86_64_v2 natively, riscv and
+    /// arm under the emulator (a `simple` built with `--features emulate`)
+    #[arg(long)]
+    run: bool,
     /// Which chapter's language to write and compiler to check (11 on)
     #[arg(long, short, default_value_t = LATEST, value_parser = clap::value_parser!(u32).range(simple::fuzz::FIRST_FUZZ_CHAPTER as i64..=LATEST as i64))]
     chapter: u32,
@@ -314,7 +319,7 @@ fn fuzz(input: &FuzzInput) -> ExitCode {
                 simple::fuzz::generate_for(s, input.chapter)
             );
         }
-        let one = simple::fuzz::run(s, 1, input.chapter);
+        let one = simple::fuzz::run_with(s, 1, input.chapter, input.run);
         report.programs += one.programs;
         report.failures.extend(one.failures);
     }
@@ -459,8 +464,10 @@ impl Job {
                 encoding_chapter("run", chapter)?;
                 let compiled = simple::assemble(chapter, src, &options, &cpu, "SystemV")?;
                 let run = compiled
-                    .run(arg, emulate, steps)
-                    .unwrap_or_else(|| Err(Failure::Usage("no machine code".into())))?;
+                    .run(&[arg], emulate, steps)
+                    .unwrap_or_else(|| Err(Failure::Usage("no machine code".into())))?
+                    .pop()
+                    .ok_or_else(|| Failure::Usage("no run".into()))?;
                 let (stdout, stderr, status) = match run {
                     simple::Run::Value(v, None) => (format!("{v}\n"), None, 0),
                     simple::Run::Value(v, Some(n)) => (

@@ -115,12 +115,23 @@ fn scratch_dir() -> Result<PathBuf, String> {
 }
 
 /// Links `program` (x86-64 System V) with a C driver by `cc` and runs it
-/// with `arg`: the printed value.
-pub fn native(program: &Program, returns: Returns, arg: i64) -> Result<String, String> {
+/// once with each of `args` (one link for all): the printed values.
+pub fn native(program: &Program, returns: Returns, args: &[i64]) -> Result<Vec<String>, String> {
     if program.isa != isa::Isa::X86_64 || !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
         return Err("native runs need x86-64 code on an x86-64 Linux host".into());
     }
     let dir = scratch_dir()?;
+    let result = link_and_run(program, returns, args, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+fn link_and_run(
+    program: &Program,
+    returns: Returns,
+    args: &[i64],
+    dir: &std::path::Path,
+) -> Result<Vec<String>, String> {
     let obj = dir.join("prog.o");
     let driver = dir.join("driver.c");
     let bin = dir.join("prog");
@@ -135,26 +146,53 @@ pub fn native(program: &Program, returns: Returns, arg: i64) -> Result<String, S
         .output()
         .map_err(|e| format!("cannot run cc: {e}"))?;
     if !cc.status.success() || !cc.stderr.is_empty() {
-        let _ = std::fs::remove_dir_all(&dir);
         return Err(format!(
             "cc did not link cleanly:\n{}",
             String::from_utf8_lossy(&cc.stderr)
         ));
     }
-    let out = Command::new(&bin)
-        .arg(arg.to_string())
-        .output()
-        .map_err(|e| format!("cannot run the program: {e}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = out?;
-    if !out.status.success() {
-        return Err(format!("the program failed: {}", out.status));
+    let mut values = Vec::with_capacity(args.len());
+    for &arg in args {
+        let out = run_with_timeout(Command::new(&bin).arg(arg.to_string()))?;
+        if !out.status.success() {
+            return Err(format!("the program failed with arg {arg}: {}", out.status));
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut words = text.split_whitespace().map(|w| w.parse::<u64>());
+        match (words.next(), words.next()) {
+            (Some(Ok(int)), Some(Ok(bits))) => values.push(returns.show(int, bits)),
+            _ => return Err(format!("the driver printed {text:?}")),
+        }
     }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut words = text.split_whitespace().map(|w| w.parse::<u64>());
-    match (words.next(), words.next()) {
-        (Some(Ok(int)), Some(Ok(bits))) => Ok(returns.show(int, bits)),
-        _ => Err(format!("the driver printed {text:?}")),
+    Ok(values)
+}
+
+/// How long a native run may take: the evaluator's budget of loop trips
+/// finishes in far less; a program that runs longer has gone wrong.
+const NATIVE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// Runs `cmd` to its end, or kills it after [`NATIVE_TIMEOUT`].
+fn run_with_timeout(cmd: &mut Command) -> Result<std::process::Output, String> {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run the program: {e}"))?;
+    let start = std::time::Instant::now();
+    loop {
+        match child.try_wait().map_err(|e| e.to_string())? {
+            Some(_) => return child.wait_with_output().map_err(|e| e.to_string()),
+            None if start.elapsed() > NATIVE_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "the program ran for more than {} s and was stopped",
+                    NATIVE_TIMEOUT.as_secs()
+                ));
+            }
+            None => std::thread::sleep(std::time::Duration::from_millis(2)),
+        }
     }
 }
 

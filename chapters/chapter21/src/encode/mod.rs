@@ -149,7 +149,7 @@ pub struct Emit<'a> {
     /// The block laid out after the one being emitted.
     next_block: Option<NodeId>,
     /// Each function's Fun node, by function index.
-    funs: &'a FxHashMap<u32, NodeId>,
+    funs: &'a FxHashMap<(crate::types::TypeId, u32), NodeId>,
 }
 
 impl Emit<'_> {
@@ -228,12 +228,20 @@ impl Emit<'_> {
         self.next_block
     }
 
-    /// The Fun node of the function with index `fidx`.
-    pub fn fun(&self, fidx: i64) -> Result<NodeId, Error> {
-        u32::try_from(fidx)
-            .ok()
-            .and_then(|i| self.funs.get(&i).copied())
-            .ok_or_else(|| internal(format!("no function has index {fidx}")))
+    /// The Fun node of the function a constant function pointer of type
+    /// `ptr` points to. A function is known by its signature and its index
+    /// among the functions of that signature, as the types number them.
+    pub fn fun(&self, ptr: crate::types::TypeId) -> Result<NodeId, Error> {
+        self.g
+            .types
+            .single_fidx(ptr)
+            .and_then(|key| self.funs.get(&key).copied())
+            .ok_or_else(|| {
+                internal(format!(
+                    "no function of type {}",
+                    self.g.types.to_string(ptr)
+                ))
+            })
     }
 
     /// The Fun node a direct call `n` (with machine node `m`) calls.
@@ -246,7 +254,10 @@ impl Emit<'_> {
         {
             return Ok(f);
         }
-        self.fun(m.imm)
+        let ptr = m
+            .callee
+            .ok_or_else(|| internal(format!("call {} names no function", n.nid())))?;
+        self.fun(ptr)
     }
 
     /// The offset in `.rodata` of the 8-byte constant `bits` (one entry
@@ -379,11 +390,11 @@ pub fn encode(code: &CodeGen) -> Result<Encoded, Error> {
     let mut fun_at: FxHashMap<NodeId, usize> = FxHashMap::default();
     let mut taken: rustc_hash::FxHashSet<String> = Default::default();
     let order = crate::regalloc::build::functions(g);
-    let mut funs: FxHashMap<u32, NodeId> = FxHashMap::default();
+    let mut funs: FxHashMap<(crate::types::TypeId, u32), NodeId> = FxHashMap::default();
     for &f in &order {
         if let NodeKind::Fun { sig, .. } = *g.role(f) {
-            if let Some(i) = g.types.fidxs(sig).and_then(|s| s.single()) {
-                funs.insert(i, f);
+            if let Some(key) = g.types.single_fidx(sig) {
+                funs.insert(key, f);
             }
         }
     }
@@ -459,8 +470,8 @@ pub fn encode(code: &CodeGen) -> Result<Encoded, Error> {
 /// The symbol of function `f` and whether it is global. The program's
 /// top level is `simple_main` (C has its own `main`); a function is
 /// known by its name, and the first of several of one name takes it
-/// (the others, and functions without a name, get `name.N` by their
-/// function index and stay local, as C could not name them anyway).
+/// (the others, and functions without a name, get `name.N`, N the
+/// number of their Fun node, and stay local: C could not name them).
 fn symbol_name(g: &Graph, f: NodeId, taken: &mut rustc_hash::FxHashSet<String>) -> (String, bool) {
     let label = fun::label(g, f);
     let name = if label == "main" {
@@ -472,12 +483,8 @@ fn symbol_name(g: &Graph, f: NodeId, taken: &mut rustc_hash::FxHashSet<String>) 
     if plain {
         return (name, true);
     }
-    let fidx = match *g.role(f) {
-        NodeKind::Fun { sig, .. } => g.types.fidxs(sig).and_then(|s| s.single()),
-        _ => None,
-    };
     let base = name.trim_start_matches('$');
-    let local = format!("{base}.{}", fidx.unwrap_or(f.nid()));
+    let local = format!("{base}.{}", f.nid());
     taken.insert(local.clone());
     (local, false)
 }
@@ -502,7 +509,7 @@ fn emit_function(
     f: NodeId,
     enc: &CpuEncoder,
     rodata: &mut Rodata,
-    funs: &FxHashMap<u32, NodeId>,
+    funs: &FxHashMap<(crate::types::TypeId, u32), NodeId>,
 ) -> Result<Vec<Piece>, Error> {
     let blocks = crate::asm::reverse_post_order(g, f);
     let frame = FrameLayout::new(g, alloc, target, f, &blocks, local);

@@ -524,7 +524,7 @@ pub fn emit(e: &mut Emit, n: NodeId, m: &Mach) -> Result<(), Error> {
             }
         }
         FunAddr => {
-            let f = e.fun(m.imm)?;
+            let f = e.fun(e.g.ty(n))?;
             let d = gpr(e.reg(n)?)?;
             // Both halves are patched through the auipc's fixup.
             e.inst_ref(

@@ -492,7 +492,7 @@ pub fn emit(e: &mut Emit, n: NodeId, m: &Mach) -> Result<(), Error> {
             );
         }
         FunAddr => {
-            let f = e.fun(m.imm)?;
+            let f = e.fun(e.g.ty(n))?;
             e.inst_ref(
                 Inst::Lea {
                     dst: gpr(e.reg(n)?)?,
@@ -611,6 +611,23 @@ pub fn emit(e: &mut Emit, n: NodeId, m: &Mach) -> Result<(), Error> {
             imm: imm32(m.imm2)?,
             addr: address(e, n, m, 4)?,
         }),
+        // `[mem] + imm`: the load, then the immediate.
+        AddMem if e.g.input(n, 4).is_none() => {
+            let addr = address(e, n, m, 3)?;
+            let d = gpr(e.reg(n)?)?;
+            e.inst(Inst::Load {
+                width: Width::W64,
+                ext: Ext::Zero,
+                dst: d,
+                addr,
+            });
+            e.inst(Inst::AluRI {
+                op: Alu::Add,
+                size: Size::S64,
+                dst: d,
+                imm: imm32(m.imm2)?,
+            });
+        }
         AddMem => {
             let addr = address(e, n, m, 3)?;
             let (d, a) = (e.reg(n)?, e.in_reg(n, 4)?);
