@@ -522,15 +522,11 @@ fn relocated_programs() {
     report(t);
 }
 
-/// A 32-bit float rounded from a double: the allocator gives the
-/// rounding's result an integer register (`fcvt.s.d ft0, ft1; fmv.d t0,
-/// ft0; fcvt.d.s ft0, t0`), which no instruction reads a float from: the
-/// encoder refuses it. The cause is upstream: `riscv::ops::in_mask` picks
-/// an input's bank from its ideal type, and selection types the rounding
-/// (`FTrunc`, and a 32-bit float load under its `FExt`) `Bottom`, whose
-/// `ltype` is S64. Not the encoder's to fix.
+/// A 32-bit float rounded from a double. The allocator once gave the
+/// rounding's result an integer register (`in_mask` took an operand's
+/// bank from its ideal type, and selection types the rounding `Bottom`);
+/// it now takes a machine node's own type.
 #[test]
-#[ignore = "the allocator puts an f32 rounding in an integer register"]
 fn f32_rounding() {
     let mut t = Tally::default();
     check(

@@ -290,8 +290,18 @@ fn targets(g: &Graph, n: NodeId) -> (String, String) {
 /// The type of input `i` of `n`, as a register sees it.
 fn input_type(g: &Graph, n: NodeId, i: usize) -> LType {
     g.input(n, i)
-        .map(|x| crate::mach::select::ltype(&g.types, g.ty(x)))
+        .map(|x| value_type(g, x))
         .unwrap_or(LType::S64)
+}
+
+/// The low-level type of the value of node `x`: a machine node's own (the
+/// legalizer's nodes, an f32 rounding among them, have no precise ideal
+/// type), an ideal node's from its type.
+fn value_type(g: &Graph, x: NodeId) -> LType {
+    match crate::mach::mach(g, x) {
+        Some(m) => m.ty[0],
+        None => crate::mach::select::ltype(&g.types, g.ty(x)),
+    }
 }
 
 /// The registers input `i` of machine node `n` may come from; `None` for

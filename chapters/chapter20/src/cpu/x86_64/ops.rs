@@ -287,13 +287,23 @@ fn targets(g: &Graph, n: NodeId) -> String {
     names.join(", ")
 }
 
+/// The low-level type of the value of node `x`: a machine node's own (the
+/// legalizer's nodes, an f32 rounding among them, have no precise ideal
+/// type), an ideal node's from its type.
+fn value_type(g: &Graph, x: NodeId) -> LType {
+    match crate::mach::mach(g, x) {
+        Some(m) => m.ty[0],
+        None => crate::mach::select::ltype(&g.types, g.ty(x)),
+    }
+}
+
 /// The registers input `i` of machine node `n` may come from; `None`
 /// for an input that is no register (control, memory).
 pub fn in_mask(g: &Graph, n: NodeId, m: &Mach, i: usize, abi: Abi) -> Option<RegMask> {
     use Op::*;
     let input_type = |i: usize| {
         g.input(n, i)
-            .map(|x| crate::mach::select::ltype(&g.types, g.ty(x)))
+            .map(|x| value_type(g, x))
             .unwrap_or(LType::S64)
     };
     match m.op {
@@ -338,7 +348,7 @@ fn call_in_mask(g: &Graph, n: NodeId, i: usize, abi: Abi) -> Option<RegMask> {
             let kinds: Vec<LType> = (0..nargs)
                 .map(|k| {
                     g.input(n, 2 + k)
-                        .map(|x| crate::mach::select::ltype(&g.types, g.ty(x)))
+                        .map(|x| value_type(g, x))
                         .unwrap_or(LType::S64)
                 })
                 .collect();
