@@ -260,6 +260,7 @@ fn epilogue(e: &mut Emit) -> Result<(), Error> {
 /// A copy of a value between registers and stack slots.
 pub fn copy(e: &mut Emit, dst: Loc, src: Loc, float: bool) -> Result<(), Error> {
     let _ = float; // the registers say which bank
+    let (x16, x17) = (x16()?, x17()?);
     match (dst, src) {
         (Loc::Reg(d), Loc::Reg(s)) => {
             let inst = match (is_float_reg(d), is_float_reg(s)) {
@@ -291,34 +292,34 @@ pub fn copy(e: &mut Emit, dst: Loc, src: Loc, float: bool) -> Result<(), Error> 
         }
         (Loc::Reg(d), s) => {
             let off = e.stack_offset(s);
-            stack_access(e, true, Data::of(d)?, off, x16()?)?;
+            stack_access(e, true, Data::of(d)?, off, x16)?;
         }
         (d, Loc::Reg(s)) => {
             let off = e.stack_offset(d);
-            stack_access(e, false, Data::of(s)?, off, x16()?)?;
+            stack_access(e, false, Data::of(s)?, off, x16)?;
         }
         (d, s) => {
             let (doff, soff) = (e.stack_offset(d), e.stack_offset(s));
             if near(doff) && near(soff) {
-                e.inst(access8(true, Data::X(x16()?), Reg::SP, soff));
-                e.inst(access8(false, Data::X(x16()?), Reg::SP, doff));
+                e.inst(access8(true, Data::X(x16), Reg::SP, soff));
+                e.inst(access8(false, Data::X(x16), Reg::SP, doff));
             } else {
                 // x16 carries the value, x17 (saved below the frame, which
                 // moves the slots 16 bytes up) the far addresses.
                 e.inst(Inst::Pair {
                     load: false,
                     mode: PairMode::PreIndex,
-                    rt: x17()?,
-                    rt2: x17()?,
+                    rt: x17,
+                    rt2: x17,
                     rn: Reg::SP,
                     offset: -16,
                 });
-                stack_access(e, true, Data::X(x16()?), soff + 16, x17()?)?;
-                stack_access(e, false, Data::X(x16()?), doff + 16, x17()?)?;
+                stack_access(e, true, Data::X(x16), soff + 16, x17)?;
+                stack_access(e, false, Data::X(x16), doff + 16, x17)?;
                 e.inst(Inst::Pair {
                     load: true,
                     mode: PairMode::PostIndex,
-                    rt: x17()?,
+                    rt: x17,
                     rt2: Reg::XZR,
                     rn: Reg::SP,
                     offset: 16,
@@ -561,7 +562,7 @@ pub fn emit(e: &mut Emit, n: NodeId, m: &Mach) -> Result<(), Error> {
             let (rd, rn) = regs2(e, n)?;
             let imm16 = u16::try_from(m.imm)
                 .map_err(|_| bad(format!("movk of {:#x}: not 16 bits", m.imm)))?;
-            if m.scale % 16 != 0 || m.scale > 48 {
+            if !matches!(m.scale, 0 | 16 | 32 | 48) {
                 return Err(bad(format!("movk shifted by {}", m.scale)));
             }
             // Two-address: the allocator put the result where the input
@@ -754,6 +755,7 @@ fn shift(op: Op) -> Shift {
 fn float_constant(e: &mut Emit, n: NodeId, m: &Mach) -> Result<(), Error> {
     let rd = fpr(e.reg(n)?)?;
     let p = prec(m.ty[0]);
+    let x16 = x16()?;
     let bits = match p {
         Prec::F32 => u64::from((f64::from_bits(m.imm as u64) as f32).to_bits()),
         Prec::F64 => m.imm as u64,
@@ -766,7 +768,7 @@ fn float_constant(e: &mut Emit, n: NodeId, m: &Mach) -> Result<(), Error> {
         });
         return Ok(());
     }
-    let moves = arm64::load_const(x16()?, bits);
+    let moves = arm64::load_const(x16, bits);
     if moves.len() <= 2 {
         for i in moves {
             e.inst(i);
@@ -774,22 +776,16 @@ fn float_constant(e: &mut Emit, n: NodeId, m: &Mach) -> Result<(), Error> {
         e.inst(Inst::FmovToF {
             prec: p,
             rd,
-            rn: x16()?,
+            rn: x16,
         });
         return Ok(());
     }
     let at = e.constant(bits);
-    e.inst_ref(
-        Inst::Adrp {
-            rd: x16()?,
-            offset: 0,
-        },
-        Ref::Rodata(at),
-    );
+    e.inst_ref(Inst::Adrp { rd: x16, offset: 0 }, Ref::Rodata(at));
     e.inst_ref(
         Inst::AddLo12 {
-            rd: x16()?,
-            rn: x16()?,
+            rd: x16,
+            rn: x16,
             offset: 0,
         },
         Ref::Rodata(at),
@@ -798,7 +794,7 @@ fn float_constant(e: &mut Emit, n: NodeId, m: &Mach) -> Result<(), Error> {
         load: true,
         prec: p,
         rt: rd,
-        rn: x16()?,
+        rn: x16,
         offset: 0,
     });
     Ok(())
@@ -846,6 +842,7 @@ fn memory(
     data: MemData,
 ) -> Result<(), Error> {
     let base = gpr(e.in_reg(n, 2)?)?;
+    let x16 = x16()?;
     let index = match e.g.input(n, idx_at) {
         Some(i) => Some(gpr(e.reg(i)?)?),
         None => None,
@@ -881,11 +878,11 @@ fn memory(
                 e.inst(Inst::ShiftRI {
                     op: Shift::Lsl,
                     size: Size::S64,
-                    rd: x16()?,
+                    rd: x16,
                     rn: rm,
                     amount: m.scale,
                 });
-                x16()?
+                x16
             } else {
                 rm
             };
@@ -896,7 +893,7 @@ fn memory(
                 op: AddSub::Add,
                 flags: false,
                 size: Size::S64,
-                rd: x16()?,
+                rd: x16,
                 rn: base,
                 rm: offset,
             });
@@ -904,7 +901,7 @@ fn memory(
                 load,
                 prec,
                 rt,
-                rn: x16()?,
+                rn: x16,
                 offset: 0,
             }
         }
