@@ -141,14 +141,14 @@ fn arith_imm(v: u64) -> Option<(u16, bool)> {
 /// `add`/`sub` (`op`) of `value` to `rn` into `rd`, in as many
 /// instructions as it takes (one or two; more is an error). Either may be
 /// the stack pointer.
-fn add_sub_imm(e: &mut Emit, op: AddSub, rd: Reg, rn: Reg, value: u64) -> Result<(), Error> {
+fn add_sub_imm(out: &mut Vec<Inst>, op: AddSub, rd: Reg, rn: Reg, value: u64) -> Result<(), Error> {
     let (hi, lo) = (value >> 12, value & 0xFFF);
     if hi >= 4096 {
         return Err(bad(format!("{value} is too large for two add immediates")));
     }
     let mut from = rn;
     if hi > 0 {
-        e.inst(Inst::AluRI {
+        out.push(Inst::AluRI {
             op,
             flags: false,
             size: Size::S64,
@@ -160,7 +160,7 @@ fn add_sub_imm(e: &mut Emit, op: AddSub, rd: Reg, rn: Reg, value: u64) -> Result
         from = rd;
     }
     if lo > 0 || from != rd {
-        e.inst(Inst::AluRI {
+        out.push(Inst::AluRI {
             op,
             flags: false,
             size: Size::S64,
@@ -171,6 +171,14 @@ fn add_sub_imm(e: &mut Emit, op: AddSub, rd: Reg, rn: Reg, value: u64) -> Result
         });
     }
     Ok(())
+}
+
+/// Appends the instructions of `seq` (built apart so that it can be
+/// tested apart).
+fn put(e: &mut Emit, seq: Vec<Inst>) {
+    for i in seq {
+        e.inst(i);
+    }
 }
 
 /// A data register of an 8-byte stack access: general or float.
@@ -218,49 +226,96 @@ fn near(off: i64) -> bool {
 
 /// The 8-byte load or store of `data` at `sp + off`, through `addr` (a
 /// register free to hold an address) when `off` is out of direct reach.
-fn stack_access(e: &mut Emit, load: bool, data: Data, off: i64, addr: Reg) -> Result<(), Error> {
+fn stack_access(
+    out: &mut Vec<Inst>,
+    load: bool,
+    data: Data,
+    off: i64,
+    addr: Reg,
+) -> Result<(), Error> {
     if near(off) {
-        e.inst(access8(load, data, Reg::SP, off));
+        out.push(access8(load, data, Reg::SP, off));
         return Ok(());
     }
     if off < 0 || off % 8 != 0 || off >> 12 >= 4096 {
         return Err(bad(format!("stack offset {off} is out of reach")));
     }
     // `addr = sp + hi << 12`, then the low 12 bits in the instruction.
-    add_sub_imm(e, AddSub::Add, addr, Reg::SP, (off as u64) & !0xFFF)?;
-    e.inst(access8(load, data, addr, off & 0xFFF));
+    add_sub_imm(out, AddSub::Add, addr, Reg::SP, (off as u64) & !0xFFF)?;
+    out.push(access8(load, data, addr, off & 0xFFF));
     Ok(())
+}
+
+/// The copy of the 8 bytes at `sp + soff` to `sp + doff`.
+fn stack_copy(doff: i64, soff: i64) -> Result<Vec<Inst>, Error> {
+    let (x16, x17) = (x16()?, x17()?);
+    let mut out = Vec::new();
+    if near(doff) && near(soff) {
+        out.push(access8(true, Data::X(x16), Reg::SP, soff));
+        out.push(access8(false, Data::X(x16), Reg::SP, doff));
+        return Ok(out);
+    }
+    // x16 carries the value, x17 (saved below the frame, which moves the
+    // slots 16 bytes up) the far addresses.
+    out.push(Inst::Pair {
+        load: false,
+        mode: PairMode::PreIndex,
+        rt: x17,
+        rt2: x17,
+        rn: Reg::SP,
+        offset: -16,
+    });
+    stack_access(&mut out, true, Data::X(x16), soff + 16, x17)?;
+    stack_access(&mut out, false, Data::X(x16), doff + 16, x17)?;
+    out.push(Inst::Pair {
+        load: true,
+        mode: PairMode::PostIndex,
+        rt: x17,
+        rt2: Reg::XZR,
+        rn: Reg::SP,
+        offset: 16,
+    });
+    Ok(out)
+}
+
+/// Moves the stack pointer down (`grow`) or up by `size` bytes.
+fn sp_adjust(grow: bool, size: u32) -> Result<Vec<Inst>, Error> {
+    let mut out = Vec::new();
+    let op = if grow { AddSub::Sub } else { AddSub::Add };
+    if size > 0 {
+        add_sub_imm(&mut out, op, Reg::SP, Reg::SP, u64::from(size))?;
+    }
+    Ok(out)
 }
 
 /// The prologue: make the frame, then save the link register (if the
 /// function calls) and the callee-saved registers it uses.
 pub fn prologue(e: &mut Emit) -> Result<(), Error> {
     let frame = e.frame;
-    if frame.size > 0 {
-        add_sub_imm(e, AddSub::Sub, Reg::SP, Reg::SP, u64::from(frame.size))?;
-    }
+    let mut out = sp_adjust(true, frame.size)?;
     for &(r, o) in &frame.stored {
-        stack_access(e, false, Data::of(r)?, i64::from(o), x16()?)?;
+        stack_access(&mut out, false, Data::of(r)?, i64::from(o), x16()?)?;
     }
+    put(e, out);
     Ok(())
 }
 
 /// The epilogue, before each `ret`: the prologue undone.
 fn epilogue(e: &mut Emit) -> Result<(), Error> {
     let frame = e.frame;
+    let mut out = Vec::new();
     for &(r, o) in &frame.stored {
-        stack_access(e, true, Data::of(r)?, i64::from(o), x16()?)?;
+        stack_access(&mut out, true, Data::of(r)?, i64::from(o), x16()?)?;
     }
-    if frame.size > 0 {
-        add_sub_imm(e, AddSub::Add, Reg::SP, Reg::SP, u64::from(frame.size))?;
-    }
+    out.extend(sp_adjust(false, frame.size)?);
+    put(e, out);
     Ok(())
 }
 
 /// A copy of a value between registers and stack slots.
 pub fn copy(e: &mut Emit, dst: Loc, src: Loc, float: bool) -> Result<(), Error> {
     let _ = float; // the registers say which bank
-    let (x16, x17) = (x16()?, x17()?);
+    let mut out = Vec::new();
     match (dst, src) {
         (Loc::Reg(d), Loc::Reg(s)) => {
             let inst = match (is_float_reg(d), is_float_reg(s)) {
@@ -288,45 +343,19 @@ pub fn copy(e: &mut Emit, dst: Loc, src: Loc, float: bool) -> Result<(), Error> 
                     rn: gpr(s)?,
                 },
             };
-            e.inst(inst);
+            out.push(inst);
         }
         (Loc::Reg(d), s) => {
             let off = e.stack_offset(s);
-            stack_access(e, true, Data::of(d)?, off, x16)?;
+            stack_access(&mut out, true, Data::of(d)?, off, x16()?)?;
         }
         (d, Loc::Reg(s)) => {
             let off = e.stack_offset(d);
-            stack_access(e, false, Data::of(s)?, off, x16)?;
+            stack_access(&mut out, false, Data::of(s)?, off, x16()?)?;
         }
-        (d, s) => {
-            let (doff, soff) = (e.stack_offset(d), e.stack_offset(s));
-            if near(doff) && near(soff) {
-                e.inst(access8(true, Data::X(x16), Reg::SP, soff));
-                e.inst(access8(false, Data::X(x16), Reg::SP, doff));
-            } else {
-                // x16 carries the value, x17 (saved below the frame, which
-                // moves the slots 16 bytes up) the far addresses.
-                e.inst(Inst::Pair {
-                    load: false,
-                    mode: PairMode::PreIndex,
-                    rt: x17,
-                    rt2: x17,
-                    rn: Reg::SP,
-                    offset: -16,
-                });
-                stack_access(e, true, Data::X(x16), soff + 16, x17)?;
-                stack_access(e, false, Data::X(x16), doff + 16, x17)?;
-                e.inst(Inst::Pair {
-                    load: true,
-                    mode: PairMode::PostIndex,
-                    rt: x17,
-                    rt2: Reg::XZR,
-                    rn: Reg::SP,
-                    offset: 16,
-                });
-            }
-        }
+        (d, s) => out = stack_copy(e.stack_offset(d), e.stack_offset(s))?,
     }
+    put(e, out);
     Ok(())
 }
 
@@ -547,7 +576,10 @@ pub fn emit(e: &mut Emit, n: NodeId, m: &Mach) -> Result<(), Error> {
         }
         // The bits stay as they are: a copy if the value moved.
         Trunc | AnyExt => {
-            let (d, a) = (e.loc(n)?, e.loc(e.g.in_(n, 1))?);
+            let src =
+                e.g.input(n, 1)
+                    .ok_or_else(|| bad(format!("node {} has no input", n.nid())))?;
+            let (d, a) = (e.loc(n)?, e.loc(src)?);
             if d != a {
                 copy(e, d, a, m.ty[0].is_float())?;
             }
@@ -930,4 +962,114 @@ fn memory(
     };
     e.inst(inst);
     Ok(())
+}
+
+#[cfg(all(test, feature = "emulate"))]
+mod tests {
+    //! The far forms of stack accesses, run: no program small enough for
+    //! a test has a frame past 32 KiB.
+
+    use super::*;
+    use isa::emu::{Abi, Arg, Machine};
+
+    fn r(n: u8) -> Reg {
+        gpr(n).expect("a register")
+    }
+
+    /// A frame of 256 KiB + 16 bytes: both steps of `sub sp`. The value in
+    /// `x0` goes to a far slot, is copied far to far and far to near (both
+    /// lend `x17`), round-trips through a float register and a far slot,
+    /// and is copied near to near. The result is twice the value, plus the
+    /// `x17` it started with (kept), plus how far `sp` ended from where it
+    /// started (nothing).
+    #[test]
+    fn far_stack_offsets_run() {
+        const FRAME: u32 = 0x4_0010;
+        let (far1, far2, far3) = (0x3_fff8, 0x8000, 0x2_0008);
+        let d = |n: u8| fpr(32 + n).expect("a float register");
+        let mut code = vec![
+            Inst::Mov {
+                size: Size::S64,
+                rd: r(4),
+                rn: Reg::SP,
+            },
+            Inst::Mov {
+                size: Size::S64,
+                rd: r(17),
+                rn: r(2),
+            },
+        ];
+        code.extend(sp_adjust(true, FRAME).unwrap());
+        assert_eq!(code.len(), 4, "two steps");
+        stack_access(&mut code, false, Data::X(r(0)), far1, r(16)).unwrap();
+        code.extend(stack_copy(far2, far1).unwrap());
+        code.extend(stack_copy(8, far2).unwrap());
+        stack_access(&mut code, true, Data::X(r(1)), 8, r(16)).unwrap();
+        code.push(Inst::FmovToF {
+            prec: Prec::F64,
+            rd: d(0),
+            rn: r(1),
+        });
+        stack_access(&mut code, false, Data::D(d(0)), far3, r(16)).unwrap();
+        stack_access(&mut code, true, Data::D(d(1)), far3, r(16)).unwrap();
+        code.extend(stack_copy(16, 8).unwrap());
+        stack_access(&mut code, true, Data::X(r(3)), 16, r(16)).unwrap();
+        code.extend(sp_adjust(false, FRAME).unwrap());
+        let add = |rd, rn, rm| Inst::AluRR {
+            op: AddSub::Add,
+            flags: false,
+            size: Size::S64,
+            rd,
+            rn,
+            rm,
+        };
+        code.extend([
+            Inst::FmovFromF {
+                prec: Prec::F64,
+                rd: r(0),
+                rn: d(1),
+            },
+            add(r(0), r(0), r(3)),
+            add(r(0), r(0), r(17)),
+            Inst::Mov {
+                size: Size::S64,
+                rd: r(5),
+                rn: Reg::SP,
+            },
+            Inst::AluRR {
+                op: AddSub::Sub,
+                flags: false,
+                size: Size::S64,
+                rd: r(5),
+                rn: r(5),
+                rm: r(4),
+            },
+            add(r(0), r(0), r(5)),
+            Inst::Ret { rn: Reg::LR },
+        ]);
+        let mut bytes = Vec::new();
+        for i in &code {
+            i.encode(&mut bytes).unwrap();
+        }
+        let mut m = Machine::new(isa::Isa::Aarch64, Abi::SystemV).unwrap();
+        let base = m.load_code(&bytes).unwrap();
+        for v in [0i64, 1, -5, 0x1234_5678_9abc_def0] {
+            let out = m
+                .call(base, &[Arg::Int(v), Arg::Int(0), Arg::Int(77)], 1000)
+                .unwrap();
+            assert_eq!(out.int(), v.wrapping_mul(2).wrapping_add(77), "{v}");
+        }
+    }
+
+    #[test]
+    fn out_of_reach_is_an_error() {
+        assert!(sp_adjust(true, 1 << 24).is_err());
+        assert!(sp_adjust(true, (1 << 24) - 1).is_ok());
+        let mut out = Vec::new();
+        let x0 = Data::X(r(0));
+        assert!(stack_access(&mut out, true, x0, 1 << 24, r(16)).is_err());
+        assert!(stack_access(&mut out, true, x0, -8, r(16)).is_err());
+        assert!(stack_access(&mut out, true, x0, 12, r(16)).is_err());
+        assert!(stack_access(&mut out, true, x0, (1 << 24) - 8, r(16)).is_ok());
+    }
 }
