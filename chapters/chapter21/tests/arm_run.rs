@@ -331,6 +331,9 @@ fn shifts() {
         "return 12345 << (arg + 64);",
         "return (arg << 32) >> 32;",
         "return (arg << 48) >>> 48;",
+        "return (arg << 32) >>> 32;",
+        "return (arg << 56) >>> 56;",
+        "return (arg << 48) >> 48;",
         "return (arg << 56) >> 56;",
     ]);
 }
@@ -555,4 +558,252 @@ fn branch_forms() {
         }
     }
     llvm_decodes(&text).unwrap();
+}
+
+/// A small deterministic generator (xorshift64*), so that a seed names a
+/// program.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn pick<'a>(&mut self, xs: &[&'a str]) -> &'a str {
+        xs[self.below(xs.len())]
+    }
+}
+
+/// A random program: integer variables of every width, a few doubles,
+/// helper functions (one recursive, so that it stays a call), arithmetic
+/// of every operator, comparisons, `if`/`else` and bounded loops. Its
+/// result is an integer built from every variable.
+struct Gen {
+    rng: Rng,
+    ints: Vec<String>,
+    flts: Vec<String>,
+    loops: usize,
+    /// The functions an expression may call (a helper sees only those
+    /// before it), and whether it may read `arg` (only `main` may).
+    calls: usize,
+    arg: bool,
+}
+
+impl Gen {
+    fn constant(&mut self) -> String {
+        let c = match self.rng.below(6) {
+            0 => self.rng.below(8) as i64,
+            1 => -(self.rng.below(300) as i64),
+            2 => self.rng.below(70_000) as i64,
+            3 => (self.rng.next() >> self.rng.below(64)) as i64,
+            4 => 4096 * self.rng.below(5000) as i64,
+            _ => self.rng.below(65) as i64,
+        };
+        // `-9223372036854775808` is not a literal: a negation of one.
+        if c < 0 {
+            format!("({c})")
+        } else {
+            c.to_string()
+        }
+    }
+
+    fn leaf(&mut self) -> String {
+        match self.rng.below(4) {
+            0 if self.arg => "arg".into(),
+            0 | 1 => self.constant(),
+            _ => {
+                let i = self.rng.below(self.ints.len());
+                self.ints[i].clone()
+            }
+        }
+    }
+
+    fn int_expr(&mut self, depth: usize) -> String {
+        if depth == 0 || self.rng.below(4) == 0 {
+            return self.leaf();
+        }
+        let ops = [
+            "+", "-", "*", "/", "&", "|", "^", "<<", ">>", ">>>", "==", "!=", "<", "<=", ">", ">=",
+        ];
+        match self.rng.below(11) {
+            0 => format!("(-{})", self.int_expr(depth - 1)),
+            1 if !self.flts.is_empty() => {
+                let cmp = self.rng.pick(&["==", "!=", "<", "<=", ">", ">="]);
+                format!(
+                    "({} {cmp} {})",
+                    self.flt_expr(depth - 1),
+                    self.flt_expr(depth - 1)
+                )
+            }
+            2 if self.calls > 0 => format!(
+                "f({}, {})",
+                self.int_expr(depth - 1),
+                self.int_expr(depth - 1)
+            ),
+            // A narrowing, which selection makes one extension.
+            4 => {
+                let k = self.rng.pick(&["32", "48", "56"]);
+                let sh = self.rng.pick(&[">>", ">>>"]);
+                format!("(({} << {k}) {sh} {k})", self.int_expr(depth - 1))
+            }
+            3 if self.calls > 1 => {
+                format!("r({}, {})", self.rng.below(6), self.int_expr(depth - 1))
+            }
+            _ => {
+                let op = self.rng.pick(&ops);
+                format!(
+                    "({} {op} {})",
+                    self.int_expr(depth - 1),
+                    self.int_expr(depth - 1)
+                )
+            }
+        }
+    }
+
+    fn flt_expr(&mut self, depth: usize) -> String {
+        if depth == 0 || self.rng.below(3) == 0 {
+            return match self.rng.below(3) {
+                0 => self
+                    .rng
+                    .pick(&["0.5", "1.0", "-2.25", "0.1", "3.0e10", "0.0"])
+                    .into(),
+                _ => {
+                    let i = self.rng.below(self.flts.len());
+                    self.flts[i].clone()
+                }
+            };
+        }
+        match self.rng.below(5) {
+            0 => format!("(-{})", self.flt_expr(depth - 1)),
+            _ => {
+                let op = self.rng.pick(&["+", "-", "*", "/"]);
+                format!(
+                    "({} {op} {})",
+                    self.flt_expr(depth - 1),
+                    self.flt_expr(depth - 1)
+                )
+            }
+        }
+    }
+
+    fn stmts(&mut self, out: &mut String, n: usize, depth: usize) {
+        for _ in 0..n {
+            match self.rng.below(8) {
+                0 if depth > 0 => {
+                    let c = self.int_expr(2);
+                    writeln!(out, "if ({c}) {{").unwrap();
+                    self.stmts(out, 2, depth - 1);
+                    out.push_str("} else {\n");
+                    self.stmts(out, 2, depth - 1);
+                    out.push_str("}\n");
+                }
+                1 if depth > 0 => {
+                    let i = format!("i{}", self.loops);
+                    self.loops += 1;
+                    let trips = self.rng.below(6);
+                    writeln!(out, "for (int {i} = 0; {i} < {trips}; {i}++) {{").unwrap();
+                    self.stmts(out, 2, depth - 1);
+                    out.push_str("}\n");
+                }
+                2 if !self.flts.is_empty() => {
+                    let k = self.rng.below(self.flts.len());
+                    let e = self.flt_expr(2);
+                    writeln!(out, "{} = {e};", self.flts[k]).unwrap();
+                }
+                _ => {
+                    let k = self.rng.below(self.ints.len());
+                    let e = self.int_expr(3);
+                    writeln!(out, "{} = {e};", self.ints[k]).unwrap();
+                }
+            }
+        }
+    }
+}
+
+fn random_program(seed: u64) -> String {
+    let mut g = Gen {
+        rng: Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
+        ints: Vec::new(),
+        flts: Vec::new(),
+        loops: 0,
+        calls: 0,
+        arg: false,
+    };
+    let mut src = String::new();
+    // The helpers read only their parameters.
+    g.ints = vec!["a".into(), "b".into()];
+    let body = g.int_expr(3);
+    writeln!(src, "val f = {{ int a, int b -> {body}; }};").unwrap();
+    g.ints = vec!["x".into(), "n".into()];
+    g.calls = 1;
+    let step = g.int_expr(2);
+    writeln!(
+        src,
+        "val r = {{ int n, int x -> n <= 0 ? x : 1 + r(n - 1, {step}); }};"
+    )
+    .unwrap();
+    g.ints = Vec::new();
+    (g.calls, g.arg) = (2, true);
+    let types = ["int", "i8", "u8", "i16", "u16", "i32", "u32", "bool"];
+    for k in 0..4 + g.rng.below(6) {
+        let ty = g.rng.pick(&types);
+        let init = if g.ints.is_empty() {
+            "arg".to_string()
+        } else {
+            g.int_expr(2)
+        };
+        writeln!(src, "{ty} v{k} = {init};").unwrap();
+        g.ints.push(format!("v{k}"));
+    }
+    for k in 0..g.rng.below(3) {
+        let init = g.int_expr(1);
+        writeln!(src, "flt d{k} = {init};").unwrap();
+        g.flts.push(format!("d{k}"));
+    }
+    let n = 4 + g.rng.below(6);
+    g.stmts(&mut src, n, 2);
+    let sum: Vec<String> = g
+        .ints
+        .iter()
+        .enumerate()
+        .map(|(k, v)| format!("{v} * {}", 2 * k + 1))
+        .collect();
+    writeln!(src, "return {};", sum.join(" + ")).unwrap();
+    src
+}
+
+#[test]
+fn random_programs() {
+    let mut failures = Vec::new();
+    let (mut compiled, mut runs) = (0, 0);
+    for seed in 1..=300u64 {
+        let src = random_program(seed);
+        // A program the front end refuses is no test of the encoder.
+        if let Err(e) = evaluate(&src, 0) {
+            if std::env::var_os("REFUSED").is_some() {
+                eprintln!("seed {seed}: {e}\n{src}");
+            }
+            continue;
+        }
+        compiled += 1;
+        match check(&src, &ARGS[..6]) {
+            Ok(n) => runs += n,
+            Err(e) => failures.push(format!("seed {seed}:\n{src}\n  {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {compiled} programs failed:\n{}",
+        failures.len(),
+        failures[..failures.len().min(3)].join("\n\n")
+    );
+    eprintln!("{compiled} programs, {runs} runs");
+    assert!(compiled >= 200, "only {compiled} programs compiled");
 }
