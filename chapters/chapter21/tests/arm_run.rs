@@ -594,6 +594,8 @@ struct Gen {
     /// before it), and whether it may read `arg` (only `main` may).
     calls: usize,
     arg: bool,
+    /// Arrays of 8 elements `main` may read and write.
+    arrays: Vec<&'static str>,
 }
 
 impl Gen {
@@ -632,7 +634,7 @@ impl Gen {
         let ops = [
             "+", "-", "*", "/", "&", "|", "^", "<<", ">>", ">>>", "==", "!=", "<", "<=", ">", ">=",
         ];
-        match self.rng.below(11) {
+        match self.rng.below(12) {
             0 => format!("(-{})", self.int_expr(depth - 1)),
             1 if !self.flts.is_empty() => {
                 let cmp = self.rng.pick(&["==", "!=", "<", "<=", ">", ">="]);
@@ -647,6 +649,10 @@ impl Gen {
                 self.int_expr(depth - 1),
                 self.int_expr(depth - 1)
             ),
+            5 if !self.arrays.is_empty() => {
+                let a = self.arrays[self.rng.below(self.arrays.len())];
+                format!("{a}[{} & 7]", self.int_expr(depth - 1))
+            }
             // A narrowing, which selection makes one extension.
             4 => {
                 let k = self.rng.pick(&["32", "48", "56"]);
@@ -712,6 +718,11 @@ impl Gen {
                     self.stmts(out, 2, depth - 1);
                     out.push_str("}\n");
                 }
+                3 if !self.arrays.is_empty() => {
+                    let a = self.arrays[self.rng.below(self.arrays.len())];
+                    let (i, e) = (self.int_expr(2), self.int_expr(2));
+                    writeln!(out, "{a}[{i} & 7] = {e};").unwrap();
+                }
                 2 if !self.flts.is_empty() => {
                     let k = self.rng.below(self.flts.len());
                     let e = self.flt_expr(2);
@@ -735,6 +746,7 @@ fn random_program(seed: u64) -> String {
         loops: 0,
         calls: 0,
         arg: false,
+        arrays: Vec::new(),
     };
     let mut src = String::new();
     // The helpers read only their parameters.
@@ -761,6 +773,12 @@ fn random_program(seed: u64) -> String {
         };
         writeln!(src, "{ty} v{k} = {init};").unwrap();
         g.ints.push(format!("v{k}"));
+    }
+    for (a, ty) in [("ma", "int"), ("mb", "u8"), ("mc", "i16")] {
+        if g.rng.below(2) == 0 {
+            writeln!(src, "{ty}[] !{a} = new {ty}[8];").unwrap();
+            g.arrays.push(a);
+        }
     }
     for k in 0..g.rng.below(3) {
         let init = g.int_expr(1);
