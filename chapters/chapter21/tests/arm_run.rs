@@ -467,6 +467,17 @@ fn memory() {
         "struct S { int a; i8 b; u16 c; flt d; f32 e; }; S !s = new S; s.a = arg; s.b = arg; s.c = arg; s.d = arg; s.e = arg; return s.a + s.b + s.c + s.d + s.e;",
         "struct L { L? next; int v; }; L? l = null; for (int i = 0; i < (arg & 15); i++) { L !n = new L; n.next = l; n.v = i; l = n; } int s = 0; while (l) { s = s * 3 + l.v; l = l.next; } return s;",
         "int[] !a = new int[arg & 63]; return a#;",
+        // Read back at an index only known at run time: no store is
+        // forwarded to the load, so every load width runs.
+        "i8[] !a = new i8[4]; for (int i = 0; i < 4; i++) a[i] = arg * 100 - i; return a[arg & 3];",
+        "u8[] !a = new u8[4]; for (int i = 0; i < 4; i++) a[i] = arg * 100 - i; return a[arg & 3];",
+        "i16[] !a = new i16[4]; for (int i = 0; i < 4; i++) a[i] = arg * 1000 - i; return a[arg & 3];",
+        "u16[] !a = new u16[4]; for (int i = 0; i < 4; i++) a[i] = arg * 1000 - i; return a[arg & 3];",
+        "i32[] !a = new i32[4]; for (int i = 0; i < 4; i++) a[i] = arg * 1000000 - i; return a[arg & 3];",
+        "u32[] !a = new u32[4]; for (int i = 0; i < 4; i++) a[i] = arg * 1000000 - i; return a[arg & 3];",
+        "f32[] !a = new f32[4]; for (int i = 0; i < 4; i++) a[i] = arg * 0.1 - i; return a[arg & 3];",
+        "flt[] !a = new flt[4]; for (int i = 0; i < 4; i++) a[i] = arg * 0.1 - i; return a[arg & 3];",
+        "struct P { i8 a; i16 b; i32 c; u8 d; u16 e; u32 f; f32 g; }; P?[] !ps = new P?[2]; for (int i = 0; i < 2; i++) { P !p = new P; p.a = arg - i; p.b = arg * 300 - i; p.c = arg * 70000 - i; p.d = arg - i; p.e = arg * 300 - i; p.f = arg * 70000 - i; p.g = arg * 0.3 - i; ps[i] = p; } P? q = ps[arg & 1]; if (!q) return -1; return q.a + q.b * 3 + q.c * 5 + q.d * 7 + q.e * 11 + q.f * 13 + (q.g < 1.0) * 17;",
         "int[] !a = new int[600]; for (int i = 0; i < 600; i++) a[i] = i; return a[599] + a[arg & 511];",
     ]);
 }
