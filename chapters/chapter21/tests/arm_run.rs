@@ -495,6 +495,10 @@ fn stack_arguments() {
     // Recursion keeps the calls (a function called once is inlined), so
     // arguments past the eighth really go on the stack.
     check_all(&[
+        // A leaf: its stack arguments right above the caller's frame,
+        // under a stack pointer it does not move.
+        // Called through a function value, which is never inlined.
+        "val g = { int a, int b, int c, int d, int e, int f, int h, int i, int j, int k -> a - b + c - d + e - f + h - i + j * 100 + k * 10000; }; val g2 = { int a, int b, int c, int d, int e, int f, int h, int i, int j, int k -> a + k; }; val p = arg > 5 ? g2 : g; int s = 0; for (int t = 0; t < 3; t++) s = s + p(arg, t, 2, 3, 4, 5, 6, 7, arg * t, 9 - t); return s;",
         "val r = { int n, int a, int b, int c, int d, int e, int f, int g, int h, int i, int j -> n <= 0 ? a + 2*b + 3*c + 4*d + 5*e + 6*f + 7*g + 8*h + 9*i + 10*j : 1 + r(n - 1, b, c, d, e, f, g, h, i, j, a); }; return r(arg & 15, arg, 1, 2, 3, 4, 5, 6, 7, 8, 9);",
         "val r = { int n, flt a, int b, flt c, int d, flt e, int f, flt g, int h, flt i, int j, flt k, int l, flt m, int o, flt p, int q, flt s, int t -> n <= 0 ? b + 2*d + 3*f + 4*h + 5*j + 6*l + 7*o + 8*q + 9*t + (a < c) * 1000 + (e < g) * 2000 + (k < m) * 4000 + (p < s) * 8000 + (a == s) * 16000 + (i > 8.0) * 32000 : 1 + r(n - 1, s, t, a, b, c, d, e, f, g, h, i, j, k, l, m, o, p, q); }; flt x = arg; return r(arg & 7, x, 1, 2.5, 3, 4.5, 5, 6.5, 7, 8.5, 9, 10.5, 11, 12.5, 13, 14.5, 15, 16.5, 17);",
     ]);
