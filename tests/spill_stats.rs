@@ -43,5 +43,8 @@ fn coalescing_removes_copies() {
         (nums[1], nums[2])
     };
     let (with, without) = (total(&[]), total(&["--no-coalesce"]));
-    assert!(with.0 < without.0 && with.1 < without.1, "{with:?} {without:?}");
+    assert!(
+        with.0 < without.0 && with.1 < without.1,
+        "{with:?} {without:?}"
+    );
 }

@@ -541,6 +541,14 @@ pub enum Inst {
         rd: Reg,
         offset: i64,
     },
+    /// `add rd, rn, #offset`: the low 12 bits of an address, whose field a
+    /// relocation fills (R_AARCH64_ADD_ABS_LO12_NC), after the `adrp` of
+    /// its page. rd and rn may be sp.
+    AddLo12 {
+        rd: Reg,
+        rn: Reg,
+        offset: u16,
+    },
     /// `ldr/str rt, [rn, #offset]`, unsigned offset scaled by the size.
     Mem {
         op: LdSt,
@@ -1034,6 +1042,11 @@ impl Inst {
                 check_align("adrp offset", offset, 4096)?;
                 check_signed("adrp offset", offset, 33)?;
                 0x9000_0000 | adr_bits(offset >> 12) | rd.zr()?
+            }
+            Inst::AddLo12 { rd, rn, offset } => {
+                fixup = Some(FixupKind::Arm64AddLo12);
+                let imm12 = crate::check_unsigned("low 12 bits", offset as i64, 12)?;
+                0x9100_0000 | (imm12 as u32) << 10 | rn.sp()? << 5 | rd.sp()?
             }
             Inst::Mem { op, rt, rn, offset } => {
                 let (scale, opc) = op.bits();
@@ -1619,6 +1632,7 @@ impl fmt::Display for Inst {
             Inst::Ret { rn } => write!(f, "ret {rn}"),
             Inst::Adr { rd, offset } => write!(f, "adr {rd}, #{offset}"),
             Inst::Adrp { rd, offset } => write!(f, "adrp {rd}, #{offset}"),
+            Inst::AddLo12 { rd, rn, offset } => write!(f, "add {rd}, {rn}, #{offset}"),
             Inst::Mem { op, rt, rn, offset } => {
                 let (name, size) = op.name(false);
                 write!(f, "{name} {}, [{rn}, #{offset}]", rt.name(size))

@@ -847,6 +847,9 @@ pub fn arm64_insts() -> Vec<arm64::Inst> {
         rn: x(16),
         offset: 8,
     });
+    for (rd, rn, offset) in [(x(16), x(16), 0), (x(0), x(30), 8), (sp, sp, 4095)] {
+        v.push(AddLo12 { rd, rn, offset });
+    }
     // Loads and stores: every width, bases x0..x30 and sp, the scaled
     // range ends, unscaled -256..255, register offsets.
     for (i, op) in LdSt::ALL.into_iter().enumerate() {
