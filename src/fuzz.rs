@@ -1332,12 +1332,24 @@ impl Generator {
 /// optimized program is also run by its schedule (global code motion), as
 /// a machine would run it. `Err` describes a disagreement.
 pub fn check(src: &str, chapter: u32) -> Result<(), String> {
-    check_with(src, chapter, false)
+    check_with(src, chapter, Execute::No)
 }
 
 /// Instructions an emulated run may take: far more than the evaluator's
 /// budget of loop trips needs.
 const STEP_LIMIT: u64 = 50_000_000;
+
+/// Whether, and how, the fuzzer runs machine code (chapter 21 on).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Execute {
+    /// Compile for every CPU, run nothing.
+    No,
+    /// x86-64 natively (on an x86-64 Linux host), the others emulated.
+    Native,
+    /// Every CPU under the emulator, x86-64 too: many times faster than
+    /// linking each program with `cc`, for long sweeps.
+    Emulated,
+}
 
 /// `check`, and from chapter 21 with `run_code` also the machine code of
 /// every CPU run on each `arg` the evaluator answered: x86-64 natively
@@ -1345,7 +1357,7 @@ const STEP_LIMIT: u64 = 50_000_000;
 /// under unicorn (the crate's feature `emulate`). Their values must be
 /// the evaluator's. An object, whose fields machine code does not
 /// describe, is only known to be an object.
-pub fn check_with(src: &str, chapter: u32, run_code: bool) -> Result<(), String> {
+pub fn check_with(src: &str, chapter: u32, run_code: Execute) -> Result<(), String> {
     let variants: [(&str, bool, bool); 3] = [
         ("no peepholes", false, false),
         ("parse peepholes", true, false),
@@ -1409,9 +1421,9 @@ pub fn check_with(src: &str, chapter: u32, run_code: bool) -> Result<(), String>
                     return Err(format!("{cpu}: {message}"));
                 }
             };
-            if run_code && chapter >= crate::FIRST_ENCODING_CHAPTER {
+            if run_code != Execute::No && chapter >= crate::FIRST_ENCODING_CHAPTER {
                 let evaluated = &results.last().expect("the iterated program ran").1;
-                run_machine_code(compiled.as_ref(), cpu, evaluated)?;
+                run_machine_code(compiled.as_ref(), cpu, evaluated, run_code)?;
             }
         }
     }
@@ -1435,6 +1447,7 @@ fn run_machine_code(
     compiled: &dyn crate::Driver,
     cpu: &str,
     evaluated: &[Evaluation],
+    how: Execute,
 ) -> Result<(), String> {
     let wanted: Vec<(i64, &str)> = ARGS
         .iter()
@@ -1447,7 +1460,9 @@ fn run_machine_code(
     if wanted.is_empty() {
         return Ok(());
     }
-    let native = cpu == "x86_64_v2" && cfg!(all(target_arch = "x86_64", target_os = "linux"));
+    let native = how == Execute::Native
+        && cpu == "x86_64_v2"
+        && cfg!(all(target_arch = "x86_64", target_os = "linux"));
     if !native && !cfg!(feature = "emulate") {
         return Ok(());
     }
@@ -1490,11 +1505,11 @@ fn known_null(message: &str) -> bool {
 
 /// `check`, with a panic inside the compiler reported as a failure.
 pub fn check_catching(src: &str, chapter: u32) -> Result<(), String> {
-    check_catching_with(src, chapter, false)
+    check_catching_with(src, chapter, Execute::No)
 }
 
 /// `check_with`, with a panic inside the compiler reported as a failure.
-pub fn check_catching_with(src: &str, chapter: u32, run_code: bool) -> Result<(), String> {
+pub fn check_catching_with(src: &str, chapter: u32, run_code: Execute) -> Result<(), String> {
     match std::panic::catch_unwind(|| check_with(src, chapter, run_code)) {
         Ok(result) => result,
         Err(panic) => {
@@ -1547,12 +1562,12 @@ pub const FIRST_FUZZ_CHAPTER: u32 = crate::FIRST_SCHEDULE_CHAPTER;
 /// Generates and checks `count` programs from `seed` on, in the language
 /// of `chapter` and compiled by it.
 pub fn run(seed: u64, count: u64, chapter: u32) -> Report {
-    run_with(seed, count, chapter, false)
+    run_with(seed, count, chapter, Execute::No)
 }
 
 /// `run`, and with `run_code` the machine code run too (see
 /// [`check_with`]).
-pub fn run_with(seed: u64, count: u64, chapter: u32, run_code: bool) -> Report {
+pub fn run_with(seed: u64, count: u64, chapter: u32, run_code: Execute) -> Report {
     let mut failures = Vec::new();
     for s in seed..seed.saturating_add(count) {
         let src = generate_for(s, chapter);

@@ -147,6 +147,10 @@ struct FuzzInput {
     /// arm under the emulator (a `simple` built with `--features emulate`)
     #[arg(long)]
     run: bool,
+    /// With --run: run x86_64_v2 under the emulator too (much faster than
+    /// linking every program with `cc`)
+    #[arg(long, requires = "run")]
+    emulate: bool,
     /// Which chapter's language to write and compiler to check (11 on)
     #[arg(long, short, default_value_t = LATEST, value_parser = clap::value_parser!(u32).range(simple::fuzz::FIRST_FUZZ_CHAPTER as i64..=LATEST as i64))]
     chapter: u32,
@@ -319,7 +323,12 @@ fn fuzz(input: &FuzzInput) -> ExitCode {
                 simple::fuzz::generate_for(s, input.chapter)
             );
         }
-        let one = simple::fuzz::run_with(s, 1, input.chapter, input.run);
+        let how = match (input.run, input.emulate) {
+            (false, _) => simple::fuzz::Execute::No,
+            (true, false) => simple::fuzz::Execute::Native,
+            (true, true) => simple::fuzz::Execute::Emulated,
+        };
+        let one = simple::fuzz::run_with(s, 1, input.chapter, how);
         report.programs += one.programs;
         report.failures.extend(one.failures);
     }

@@ -29,6 +29,25 @@ fn two_thousand_programs_agree_with_and_without_optimization() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Chapter 21: the machine code of 300 generated programs runs on every
+/// CPU (x86-64 natively, AArch64 and RISC-V under unicorn with the
+/// feature `emulate`, which the test command turns on) and gives the
+/// evaluator's values. `simple fuzz --run` runs more.
+#[test]
+fn three_hundred_programs_run_on_three_cpus() {
+    let run = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(|| fuzz::run_with(0, 300, FUZZ_CHAPTER, fuzz::Execute::Native))
+        .expect("a thread for the fuzzer");
+    let report = run.join().expect("the fuzzer does not panic");
+    let failures: Vec<String> = report
+        .failures
+        .iter()
+        .map(|(seed, message, reduced)| format!("seed {seed}: {message}\n{reduced}"))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 /// The programs of issue 22 whose schedule computed something else than
 /// their graph, that a compile refused, or that crashed the compiler:
 /// (chapter, seed) as `simple fuzz --chapter C --seed S --count 1`

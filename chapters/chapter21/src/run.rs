@@ -101,6 +101,41 @@ fn c_driver(returns: Returns) -> String {
     )
 }
 
+/// The C driver for `returns`, compiled once per process (compiling it
+/// costs more than linking a program with it).
+fn compiled_driver(returns: Returns) -> Result<PathBuf, String> {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static DRIVERS: OnceLock<Mutex<HashMap<String, PathBuf>>> = OnceLock::new();
+    let key = format!("{returns:?}");
+    let mut drivers = DRIVERS
+        .get_or_init(Default::default)
+        .lock()
+        .map_err(|_| "the driver cache is poisoned".to_string())?;
+    if let Some(path) = drivers.get(&key) {
+        return Ok(path.clone());
+    }
+    let dir = scratch_dir()?;
+    let src = dir.join("driver.c");
+    let obj = dir.join("driver.o");
+    std::fs::write(&src, c_driver(returns)).map_err(|e| e.to_string())?;
+    let cc = Command::new("cc")
+        .arg("-c")
+        .arg(&src)
+        .arg("-o")
+        .arg(&obj)
+        .output()
+        .map_err(|e| format!("cannot run cc: {e}"))?;
+    if !cc.status.success() {
+        return Err(format!(
+            "cc did not compile the driver:\n{}",
+            String::from_utf8_lossy(&cc.stderr)
+        ));
+    }
+    drivers.insert(key, obj.clone());
+    Ok(obj)
+}
+
 /// A directory of its own for one run's files.
 fn scratch_dir() -> Result<PathBuf, String> {
     use std::sync::atomic::{AtomicU32, Ordering};
@@ -133,11 +168,10 @@ fn link_and_run(
     dir: &std::path::Path,
 ) -> Result<Vec<String>, String> {
     let obj = dir.join("prog.o");
-    let driver = dir.join("driver.c");
+    let driver = compiled_driver(returns)?;
     let bin = dir.join("prog");
     let elf = crate::encode::elf::write_elf(program)?;
     std::fs::write(&obj, elf).map_err(|e| e.to_string())?;
-    std::fs::write(&driver, c_driver(returns)).map_err(|e| e.to_string())?;
     let cc = Command::new("cc")
         .arg(&driver)
         .arg(&obj)
