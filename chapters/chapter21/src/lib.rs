@@ -1,19 +1,20 @@
-//! # Simple, chapter 20: register allocation
+//! # Simple, chapter 21: encoding, ELF objects, and code that runs
 //!
-//! A compiler for the Simple language of chapter 18, from source text to a
-//! machine program for x86-64, RISC-V or AArch64 with its registers
-//! allocated. The parser ([`parser`]) builds the sea-of-nodes graph and
+//! A compiler for the Simple language of chapter 18, from source text to
+//! machine code for x86-64, RISC-V or AArch64, written as an ELF object
+//! and run. The parser ([`parser`]) builds the sea-of-nodes graph and
 //! peepholes every node as it is made ([`node`]); types come from an
 //! interned lattice ([`types`]); nodes live in an arena with consistent
 //! edges ([`graph`]). The backend selects each CPU's operations
 //! ([`mach::select`], rules per CPU in [`cpu`]), legalizes them
 //! ([`mach::legalize`]), places and orders them ([`gcm`],
-//! [`list_sched`]), and allocates registers by graph colouring with
-//! splitting ([`regalloc`]), which an independent checker
-//! ([`regalloc::checker`]) proves sound; [`asm`] lists the result.
-//! [`CodeGen`] drives it all, phase by phase (`parse`, `opto`,
-//! `type_check`, `inst_select`, `legalize`, `gcm`, `local_sched`,
-//! `reg_alloc`):
+//! [`list_sched`]), allocates registers by graph colouring with
+//! splitting and coalescing ([`regalloc`]), which an independent checker
+//! ([`regalloc::checker`]) proves sound, and encodes the result through
+//! the shared `isa` crate ([`encode`]) into an ELF object
+//! ([`encode::elf`]) that runs ([`run`]). [`CodeGen`] drives it all,
+//! phase by phase (`parse`, `opto`, `type_check`, `inst_select`,
+//! `legalize`, `gcm`, `local_sched`, `reg_alloc`, `encode`):
 //!
 //! ```
 //! let mut code = chapter21::CodeGen::new("val sq = { int x -> x*x; }; return sq(arg)+1;");
