@@ -207,7 +207,7 @@ fn check(src: &str, args: &[i64]) -> Result<usize, String> {
     let main = p
         .functions
         .iter()
-        .find(|f| f.name == "main")
+        .find(|f| f.name == "simple_main")
         .ok_or("no main")?;
     let mut machine = Machine::new(Isa::Aarch64, Abi::SystemV).map_err(|e| e.to_string())?;
     let base = machine.load_code(&image).map_err(|e| e.to_string())?;

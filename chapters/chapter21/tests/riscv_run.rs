@@ -223,7 +223,7 @@ fn check(t: &mut Tally, src: &str, args: &[i64]) {
     if !p.relocs.is_empty() {
         t.relocated += 1;
     }
-    let Some(main) = p.functions.iter().find(|f| f.name == "main") else {
+    let Some(main) = p.functions.iter().find(|f| f.name == "simple_main") else {
         t.failures.push(format!("{src}\n  no main"));
         return;
     };
