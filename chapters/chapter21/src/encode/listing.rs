@@ -4,9 +4,10 @@
 //!
 //! The text is the [`isa`] crate's (AT&T syntax on x86-64), with the
 //! mnemonic and the operands separated by a tab as `llvm-objdump` does.
-//! A branch's operand is the distance `isa` encoded; the listing adds the
-//! address it lands on, with the symbol and offset (`<fib+0x1a>`), and a
-//! call through a relocation names what the linker will fill in.
+//! A branch or a call within the program shows, as `llvm-objdump` does,
+//! the address it lands on instead of the distance `isa` encoded, with the
+//! symbol and offset (`0x1a <fib+0x1a>`); a field a relocation fills
+//! names the relocation.
 
 use super::{Encoded, Program};
 use std::fmt::Write;
@@ -21,14 +22,19 @@ pub fn listing(e: &Encoded) -> String {
             let bytes = &p.text[l.offset as usize..(l.offset + l.len as u64) as usize];
             let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
             let text = l.inst.to_string();
-            let text = match text.split_once(' ') {
+            // `{disp32}` asks an assembler for the long form; a
+            // disassembler shows the form by its bytes.
+            let text = text.strip_prefix("{disp32} ").unwrap_or(&text).to_string();
+            let mut text = match text.split_once(' ') {
                 Some((mnemonic, operands)) => format!("{mnemonic}\t{operands}"),
                 None => text,
             };
-            let _ = write!(out, "{:8x}: {:<30}\t{text}", l.offset, hex.join(" "));
             if let Some(to) = l.target {
-                let _ = write!(out, " <{}>", where_is(p, to));
+                // The last operand is the distance; show where it lands.
+                let cut = text.rfind([' ', '\t', ',']).map_or(0, |i| i + 1);
+                text = format!("{}{to:#x} <{}>", &text[..cut], where_is(p, to));
             }
+            let _ = write!(out, "{:8x}: {:<30}\t{text}", l.offset, hex.join(" "));
             if let Some(r) = p
                 .relocs
                 .iter()
