@@ -168,13 +168,17 @@ impl<'a> Lexer<'a> {
         let start = self.pos;
         self.take_while(|c| c.is_ascii_digit());
         if matches!(self.peek(), Some('.' | 'e')) {
-            // Chapter 21: the first `.` or `e` may be followed by a minus,
-            // for a negative exponent (`1e-15`).
-            self.pos += 1;
-            if self.peek() == Some('-') {
+            // Chapter 21: an `e` may be followed by a minus, for a
+            // negative exponent (`1e-15`, `2.5e-3`).
+            while let Some(c) = self.peek() {
+                if !(c.is_ascii_digit() || c == '.' || c == 'e') {
+                    break;
+                }
                 self.pos += 1;
+                if c == 'e' && self.peek() == Some('-') {
+                    self.pos += 1;
+                }
             }
-            self.take_while(|c| c.is_ascii_digit() || c == '.' || c == 'e');
         }
         &self.src[start..self.pos]
     }

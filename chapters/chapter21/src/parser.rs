@@ -2571,8 +2571,8 @@ impl<'a> Parser<'a> {
     /// flt literal: digits, then `.` or `e`, then more digits, `.`s and
     /// `e`s, read as a 64-bit IEEE float (as Java's `Double.parseDouble`
     /// reads it: `1.5`, `2.`, `1e10`, `1.5e3`, and from chapter 21 `1e-15`:
-    /// a minus may follow the first `.` or `e`; a literal too large for a
-    /// double is `Infinity`).
+    /// a minus may follow an `e`; a literal too large for a double is
+    /// `Infinity`).
     fn parse_literal(&mut self) -> Parsed {
         let at = self.lexer.pos();
         let digits = self.lexer.number_string();
