@@ -16,9 +16,7 @@
 //! on) on the same shapes and sizes: the whole compile through register
 //! allocation and encoding, then the ELF object's bytes instead of the
 //! listing, so that `obj` minus `asm` is what writing the object costs
-//! over printing the listing. A CPU the latest chapter cannot take that far
-//! yet (one whose encoder is not written) is skipped with a message naming
-//! the group and the reason, instead of failing the whole run.
+//! over printing the listing.
 //!
 //! A second set of groups, `guards-<command>`, times each command with
 //! chapters 17 and 18 on the loop-heavy shape at 1k and 100k statements:
@@ -104,20 +102,6 @@ fn obj(chapter: u32, src: &str, cpu: &str) -> usize {
         .len()
 }
 
-/// Whether the latest chapter's backend command `command` works for `cpu`
-/// at all, tried on a one-line program: the reason it does not, if not.
-fn backend_missing(command: &str, cpu: &str) -> Option<String> {
-    let code = match assemble(LATEST, "return arg;", &Options::default(), cpu, "SystemV") {
-        Ok(code) => code,
-        Err(e) => return Some(format!("{e:?}")),
-    };
-    match (command, code.object()) {
-        ("obj", None) => Some("the chapter writes no objects".into()),
-        ("obj", Some(Err(e))) => Some(format!("{e:?}")),
-        _ => None,
-    }
-}
-
 /// The shapes the backend groups (`asm-<cpu>`, `obj-<cpu>`) time: loops,
 /// structs and calls.
 const BACKEND_SHAPES: [&str; 3] = ["loop-heavy", "struct-heavy", "many-functions"];
@@ -161,10 +145,6 @@ fn bench(c: &mut Criterion) {
     let backend: [BackendCommand; 2] = [("asm", asm), ("obj", obj)];
     for (command, run) in backend {
         for cpu in ["x86_64_v2", "riscv", "arm"] {
-            if let Some(why) = backend_missing(command, cpu) {
-                eprintln!("skipping {command}-{cpu}: {why}");
-                continue;
-            }
             let mut group = c.benchmark_group(format!("{command}-{cpu}"));
             group.sample_size(10);
             for &(shape, generate) in &shapes {
