@@ -340,25 +340,69 @@ fn asm_lists_the_machine_program_for_each_cpu() {
     let arm = simple(&["asm", "-c", "19", "--cpu", "arm", "-e", src]);
     assert!(stdout(&arm).contains("add v"), "{}", stdout(&arm));
     assert!(stdout(&arm).contains("#1"), "{}", stdout(&arm));
-    // Chapter 20, the default: registers allocated by each ABI.
-    let x86 = simple(&["asm", "-e", src]);
+    // Chapter 20: registers allocated by each ABI.
+    let x86 = simple(&["asm", "-c", "20", "-e", src]);
     assert_eq!(x86.status.code(), Some(0), "{}", stderr(&x86));
     assert!(
         stdout(&x86).contains("mov rax, rdi\n    add rax, 1\n"),
         "{}",
         stdout(&x86)
     );
-    let riscv = simple(&["asm", "--cpu", "riscv", "-e", src]);
+    let riscv = simple(&["asm", "-c", "20", "--cpu", "riscv", "-e", src]);
     assert!(
         stdout(&riscv).contains("addi a0, a0, 1"),
         "{}",
         stdout(&riscv)
     );
-    let arm = simple(&["asm", "--cpu", "arm", "-e", src]);
+    let arm = simple(&["asm", "-c", "20", "--cpu", "arm", "-e", src]);
     assert!(stdout(&arm).contains("add x0, x0, #1"), "{}", stdout(&arm));
-    let win = simple(&["asm", "--abi", "Win64", "-e", src]);
+    let win = simple(&["asm", "-c", "20", "--abi", "Win64", "-e", src]);
     assert_eq!(win.status.code(), Some(0));
     assert!(stdout(&win).contains("mov rax, rcx"), "{}", stdout(&win));
+    // Chapter 21, the default: the encoded bytes, as llvm-objdump lists
+    // them.
+    let x86 = simple(&["asm", "-e", src]);
+    assert_eq!(x86.status.code(), Some(0), "{}", stderr(&x86));
+    assert!(
+        stdout(&x86).contains("48 83 c0 01                   \taddq\t$1, %rax"),
+        "{}",
+        stdout(&x86)
+    );
+    let riscv = simple(&["asm", "--cpu", "riscv", "-e", src]);
+    assert!(
+        stdout(&riscv).contains("addi\ta0, a0, 1"),
+        "{}",
+        stdout(&riscv)
+    );
+    let arm = simple(&["asm", "--cpu", "arm", "-e", src]);
+    assert!(stdout(&arm).contains("add\tx0, x0, #1"), "{}", stdout(&arm));
+    let win = simple(&["asm", "--abi", "Win64", "-e", src]);
+    assert!(
+        stdout(&win).contains("movq\t%rcx, %rax"),
+        "{}",
+        stdout(&win)
+    );
+}
+
+/// Chapter 21: `obj` writes an ELF object, `run` runs it natively, and
+/// `--stats` counts the allocator's splits.
+#[test]
+fn obj_and_run() {
+    let src = "int s = 0; for (int i = 0; i < arg; i++) s += i; return s;";
+    let run = simple(&["run", "--arg", "10", "-e", src]);
+    assert_eq!(run.status.code(), Some(0), "{}", stderr(&run));
+    assert_eq!(stdout(&run), "45\n");
+    let obj = simple(&["obj", "--stats", "-o", "-", "-e", src]);
+    assert_eq!(obj.status.code(), Some(0), "{}", stderr(&obj));
+    assert!(obj.stdout.starts_with(b"\x7fELF"));
+    assert!(stderr(&obj).starts_with("spills "), "{}", stderr(&obj));
+    let old = simple(&["obj", "-c", "20", "-o", "-", "-e", src]);
+    assert_eq!(old.status.code(), Some(2));
+    assert!(
+        stderr(&old).contains("obj needs chapter 21"),
+        "{}",
+        stderr(&old)
+    );
 }
 
 #[test]
