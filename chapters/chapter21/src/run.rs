@@ -43,7 +43,11 @@ impl Returns {
             }
         } else if types.int_bounds(t).is_some() {
             Returns::Int
-        } else if types.pointee(t).is_some() || types.to_string(t).contains("null") {
+        } else if types.pointee(t).is_some()
+            || types.is_fun_ptr(t)
+            || types.to_string(t).contains("null")
+        {
+            // A struct, an array or a function: only its address is known.
             Returns::Ref
         } else {
             Returns::Nothing
@@ -63,17 +67,31 @@ impl Returns {
     }
 }
 
-/// What the top level (`main`) of graph `g` returns.
+/// What the top level (`main`) of graph `g` returns. A float is in the
+/// register as a double unless the machine node that made it gives an
+/// f32 (a rounding, a load of an `f32`): a constant typed `0.5f` is held
+/// as a double like any other.
 pub fn top_level_returns(g: &crate::graph::Graph) -> Returns {
+    use crate::node::NodeKind;
     for f in crate::regalloc::build::functions(g) {
         if crate::node::fun::label(g, f) != "main" {
             continue;
         }
-        if let crate::node::NodeKind::Fun { sig, .. } = *g.role(f) {
-            if let Some((_, ret, _)) = g.types.fun_parts(sig) {
-                return Returns::of(&g.types, ret);
-            }
+        let NodeKind::Fun { sig, ret, .. } = *g.role(f) else {
+            continue;
+        };
+        let Some((_, ty, _)) = g.types.fun_parts(sig) else {
+            continue;
+        };
+        let returns = Returns::of(&g.types, ty);
+        if !matches!(returns, Returns::F32 | Returns::F64) {
+            return returns;
         }
+        let f32_made = ret
+            .and_then(|r| g.input(r, 2))
+            .and_then(|v| crate::mach::mach(g, v))
+            .is_some_and(|m| m.ty[0] == crate::mach::LType::F32);
+        return if f32_made { Returns::F32 } else { Returns::F64 };
     }
     Returns::Nothing
 }

@@ -30,9 +30,14 @@ pub fn listing(e: &Encoded) -> String {
                 None => text,
             };
             if let Some(to) = l.target {
-                // The last operand is the distance; show where it lands.
-                let cut = text.rfind([' ', '\t', ',']).map_or(0, |i| i + 1);
-                text = format!("{}{to:#x} <{}>", &text[..cut], where_is(p, to));
+                if is_jump(&text) {
+                    // The last operand is the distance; show where it lands.
+                    let cut = text.rfind([' ', '\t', ',']).map_or(0, |i| i + 1);
+                    text = format!("{}{to:#x} <{}>", &text[..cut], where_is(p, to));
+                } else {
+                    // An address taken (`lea`, `adr`, `auipc`): say whose.
+                    text = format!("{text} # {to:#x} <{}>", where_is(p, to));
+                }
             }
             let _ = write!(out, "{:8x}: {:<30}\t{text}", l.offset, hex.join(" "));
             if let Some(r) = p
@@ -46,6 +51,18 @@ pub fn listing(e: &Encoded) -> String {
         }
     }
     out
+}
+
+/// A branch or a call, whose last operand is the distance to its target.
+fn is_jump(text: &str) -> bool {
+    let mnemonic = text.split('\t').next().unwrap_or("");
+    mnemonic.starts_with('j')
+        || mnemonic.starts_with("call")
+        || mnemonic.starts_with("b.")
+        || matches!(
+            mnemonic,
+            "b" | "bl" | "beq" | "bne" | "blt" | "bge" | "bltu" | "bgeu"
+        )
 }
 
 /// Whether a relocated field at `field` lies in the instruction at `at`.
