@@ -221,3 +221,43 @@ const SPILLS_SIEVE: [u64; 4] = [183, 183, 75, 75];
 const SPILLS_FIB: [u64; 4] = [24, 24, 17, 17];
 const SPILLS_PERSON: [u64; 4] = [1, 1, 0, 0];
 const SPILLS_ARG_COUNT: [u64; 4] = [7, 16, 4, 4];
+
+/// Fuzz seed 5021: a call whose function pointer the optimizer resolved
+/// stays linked to the function it could reach before (`g7`, the other
+/// arm of `h13`); the call must go to the function its pointer names.
+#[test]
+fn a_resolved_call_goes_to_its_named_function() {
+    let src = r#"struct S0 { bool f0; S0? f1; S0? f2; };
+val g0 = { int n1 ->
+  return ((n1 + (6 ^ (((n1 ? (7 > n1) : (n1 >> n1)) != n1) ? (n1 >>> (2 ? (8 <= n1) : n1)) : n1))) * ((n1 - n1) < (4 != 1)));
+};
+val g2 = { int n3, int n4, int n5 ->
+  int c6 = 0;
+  while (c6 < 3) {
+    c6 = c6 + 1;
+  }
+};
+val g7 = { int n8 ->
+};
+S0 !p9 = new S0;
+int v10 = ((-p9.f0 - 2) >= 5);
+int v11 = (((((v10 | v10) ? (7) : -arg) >>> g2((1 ^ v10), 2, v10)) >>> (7 & v10)) * (p9.f0 * 2));
+{int -> int} !h12 = (((v11 < v11) != (3))) ? g7 : g0;
+{int -> int} !h13 = (v11) ? g7 : g0;
+int v14 = -((5 < arg) + (v10 - v11));
+for (int c15 = 0; c15 < 1; c15 += 1) {
+}
+v10 = -h13(4);
+v11 *= (((v14 ? (h12(((p9.f0 >> arg) ? (v11 < arg) : (((v11 << 2) ? (v10 * v11) : (0 * p9.f0)) > v11))) ^ v10) : (v14 != arg)) < v14) > (v14 == v14));
+return ((p9.f0 != ((v11 / v11) ? (g2(v10, (v14 * arg), v14) >= v10) : -v11)) | (v10 - arg));
+"#;
+    let mut eval = CodeGen::new(src);
+    eval.parse().and_then(|c| c.opto()).unwrap();
+    let chapter21::Outcome::Value(want) = eval.eval(-7, 1000) else {
+        panic!("the evaluator returns a value");
+    };
+    let code = encode(src, "x86_64_v2", "SystemV");
+    let program = &code.encoded.as_ref().unwrap().program;
+    let got = chapter21::run::native(program, code.returns(), &[-7]).unwrap();
+    assert_eq!(got, [want.to_string()]);
+}

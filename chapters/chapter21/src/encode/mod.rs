@@ -244,20 +244,20 @@ impl Emit<'_> {
             })
     }
 
-    /// The Fun node a direct call `n` (with machine node `m`) calls.
+    /// The Fun node a direct call `n` (with machine node `m`) calls: the
+    /// one its constant function pointer names. (A call may still be
+    /// linked to more than one Fun: one it could reach before the
+    /// optimizer resolved its pointer keeps it as a call site.)
     pub fn callee(&self, n: NodeId, m: &Mach) -> Result<NodeId, Error> {
-        if let Some(&f) = self
-            .g
+        if let Some(ptr) = m.callee {
+            return self.fun(ptr);
+        }
+        self.g
             .outputs(n)
             .iter()
-            .find(|&&u| matches!(self.g.role(u), NodeKind::Fun { .. }))
-        {
-            return Ok(f);
-        }
-        let ptr = m
-            .callee
-            .ok_or_else(|| internal(format!("call {} names no function", n.nid())))?;
-        self.fun(ptr)
+            .copied()
+            .find(|&u| matches!(self.g.role(u), NodeKind::Fun { .. }))
+            .ok_or_else(|| internal(format!("call {} names no function", n.nid())))
     }
 
     /// The offset in `.rodata` of the 8-byte constant `bits` (one entry
