@@ -94,7 +94,7 @@ pub fn coalesce(
                     }
                     // A neighbour of both loses one neighbour in the merge.
                     let both = adj[a].binary_search(&y).is_ok() && adj[c].binary_search(&y).is_ok();
-                    let deg = degree[yu] - u32::from(both);
+                    let deg = degree[yu].saturating_sub(u32::from(both));
                     deg >= lrgs.mask[yu].len()
                 })
                 .count() as u32;
