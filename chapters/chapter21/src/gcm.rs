@@ -718,6 +718,7 @@ fn schedule_early(g: &mut Graph, s: &mut Schedule, rpo: &[NodeId]) {
         done: vec![false; g.len() + 1],
         block: vec![None; g.len() + 1],
         moves: Vec::new(),
+        unfold: Vec::new(),
     };
     for (k, &cfg) in rpo.iter().enumerate() {
         prefetch_ahead(g, rpo, k);
@@ -736,6 +737,12 @@ fn schedule_early(g: &mut Graph, s: &mut Schedule, rpo: &[NodeId]) {
             }
         }
     }
+    // A folded load that would run too late gets a node of its own, in
+    // the block its own inputs allow.
+    for (n, blk) in std::mem::take(&mut e.unfold) {
+        let ld = crate::mach::unfold(g, n);
+        e.moves.push((ld, blk));
+    }
     // Written at the end, all at once: see `Graph::move_to_blocks`.
     g.move_to_blocks(&e.moves);
 }
@@ -746,6 +753,8 @@ struct Early {
     done: Vec<bool>,
     block: Vec<Option<NodeId>>,
     moves: Vec<(NodeId, NodeId)>,
+    /// Folded loads to split off, with the block of the load's inputs.
+    unfold: Vec<(NodeId, NodeId)>,
 }
 
 impl Early {
@@ -782,6 +791,7 @@ impl Early {
             true => g.input(n, 0).unwrap_or_else(|| g.start()),
             false => g.start(),
         };
+        let mut load_best = best;
         for i in 1..g.n_ins(n) {
             let Some(blk) = g.input(n, i).and_then(|def| self.block_of(g, def)) else {
                 continue;
@@ -789,9 +799,39 @@ impl Early {
             if s.idepth(g, blk) > s.idepth(g, best) {
                 best = blk;
             }
+            if i < 4 {
+                load_best = best;
+            }
+        }
+        if best != load_best && self.unsafe_fold(g, n) {
+            self.unfold.push((n, load_best));
         }
         self.block[n.nid() as usize] = Some(best);
         self.moves.push((n, best));
+    }
+
+    /// Chapter 19: `n` reads memory through a folded load (x86's `cmp
+    /// reg, [mem]`), and its other operand is ready only in a block below
+    /// the load's own inputs. The load runs where `n` runs, and a store
+    /// between the two blocks may write what it reads (`v = a[0]; a[0] =
+    /// 1; return v < f();`); the late schedule, which sees one node, could
+    /// not put the load back before the store. So when anything may write
+    /// after the memory state the load reads, the load becomes a node of
+    /// its own.
+    fn unsafe_fold(&self, g: &Graph, n: NodeId) -> bool {
+        if !crate::mach::folds_load(g, n) {
+            return false;
+        }
+        let NodeKind::Load { alias, .. } = *g.role(n) else {
+            return false;
+        };
+        let mem = g.in_(n, 1);
+        g.outputs(mem).iter().any(|&u| match g.role(u) {
+            NodeKind::Load { .. } | NodeKind::Return => false,
+            NodeKind::Store { alias: a, .. } => *a == alias,
+            // A merge of memory, a call, a New: may write.
+            _ => true,
+        })
     }
 
     fn is_done(&self, n: NodeId) -> bool {

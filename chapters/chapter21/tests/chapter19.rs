@@ -777,3 +777,25 @@ fn test_a_function_cannot_take_mains_field_initialiser() {
     );
     assert_shows(&ok, 5, "10");
 }
+
+/// Fuzz seed 56800: a load folded into a compare (`cmp qword ptr [..]`)
+/// runs where the compare runs, after the call that makes its other
+/// operand, and so after the store to the element it read. The load must
+/// stay a load of its own, ahead of the store.
+#[test]
+fn test_a_load_is_not_folded_past_a_store_to_its_element() {
+    let src = "val f = { int n -> return n + 5; };
+val g = { int n -> return n + 6; };
+{int -> int} !h = arg ? f : g;
+int[] !a = new int[4];
+a[1] = arg;
+int v = a[arg & 1];
+a[1] = 7;
+return v < h(arg);";
+    let code = x86(src);
+    let asm = code.asm();
+    assert!(!asm.contains("cmp qword ptr"), "{asm}");
+    let load = asm.find(", qword ptr [").expect("a load of its own");
+    let store = asm.find("+ 16], 7").expect("the store of 7");
+    assert!(load < store, "{asm}");
+}

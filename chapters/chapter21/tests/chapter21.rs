@@ -261,3 +261,22 @@ return ((p9.f0 != ((v11 / v11) ? (g2(v10, (v14 * arg), v14) >= v10) : -v11)) | (
     let got = chapter21::run::native(program, code.returns(), &[-7]).unwrap();
     assert_eq!(got, [want.to_string()]);
 }
+
+/// Fuzz seed 56800: a load folded into a compare ran after the call that
+/// makes the compare's other operand, so after the store of 7 to the
+/// element it read; it must read `arg`.
+#[test]
+fn a_folded_load_reads_before_the_store_after_it() {
+    let src = "val f = { int n -> return n + 5; };
+val g = { int n -> return n + 6; };
+{int -> int} !h = arg ? f : g;
+int[] !a = new int[4];
+a[1] = arg;
+int v = a[arg & 1];
+a[1] = 7;
+return v < h(arg);";
+    let code = encode(src, "x86_64_v2", "SystemV");
+    let program = &code.encoded.as_ref().unwrap().program;
+    let got = chapter21::run::native(program, code.returns(), &[1]).unwrap();
+    assert_eq!(got, ["1"]);
+}

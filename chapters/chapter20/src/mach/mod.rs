@@ -27,8 +27,8 @@ pub mod legalize;
 pub mod select;
 
 use crate::graph::{Graph, NodeId};
-use crate::node::NodeKind;
-use crate::types::TypeId;
+use crate::node::{BoolOp, NodeKind};
+use crate::types::{TypeId, Types};
 use std::fmt;
 
 /// The CPUs the backend compiles for.
@@ -540,6 +540,45 @@ pub fn add_mach(g: &mut Graph, m: Mach, ins: &[Option<NodeId>], ty: TypeId) -> N
     let n = g.add_node(NodeKind::Mach(Box::new(m)), ins.to_vec());
     g.set_ty(n, ty);
     n
+}
+
+/// `n` reads one operand from memory, a load folded into it (x86's
+/// `AddMem`, `CmpMem`): inputs 0 to 3 are the load's control, memory,
+/// base and index, input 4 the other operand unless it is an immediate.
+pub fn folds_load(g: &Graph, n: NodeId) -> bool {
+    matches!(op(g, n), Some(Op::AddMem | Op::CmpMem))
+}
+
+/// Splits folded operation `n` (see [`folds_load`]) into a load of its
+/// own and the operation on registers, which `n` becomes; returns the
+/// load. Global code motion does this when the folded load would run
+/// after a store it must precede (see `gcm::Early::unsafe_fold`).
+pub fn unfold(g: &mut Graph, n: NodeId) -> NodeId {
+    let m = mach(g, n).expect("a folded machine node").clone();
+    let mut load = Mach::new(m.role.clone(), Op::Load, m.ty[1]);
+    load.mem_size = m.mem_size;
+    load.off_ty = m.off_ty;
+    load.scale = m.scale;
+    load.imm = m.imm;
+    let ins = g.inputs(n).to_vec();
+    let ld = add_mach(g, load, &ins[..4], Types::BOTTOM);
+    let value = ins.get(4).copied().flatten();
+    // (A comparison's role and type as the legalizer gives its `cmp`.)
+    let (role, op, ty) = match (m.op, value) {
+        (Op::CmpMem, Some(_)) => (NodeKind::Bool(BoolOp::Eq), Op::Cmp, LType::S64),
+        (Op::CmpMem, None) => (NodeKind::Bool(BoolOp::Eq), Op::CmpI, LType::S64),
+        (_, Some(_)) => (NodeKind::Add, Op::Add, m.ty[0]),
+        (_, None) => (NodeKind::Add, Op::AddI, m.ty[0]),
+    };
+    let mut reg = Mach::new(role, op, ty).with_src(m.ty[1]);
+    reg.imm = m.imm2;
+    g.unlock(n);
+    *g.kind_mut(n) = NodeKind::Mach(Box::new(reg));
+    g.set_def(n, 1, Some(ld));
+    g.set_def(n, 2, value);
+    let keep = if value.is_some() { 3 } else { 2 };
+    g.pop_n(n, ins.len() - keep);
+    ld
 }
 
 /// The CPU of a machine graph.
