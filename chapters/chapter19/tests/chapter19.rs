@@ -799,3 +799,29 @@ return v < h(arg);";
     let store = asm.find("+ 16], 7").expect("the store of 7");
     assert!(load < store, "{asm}");
 }
+
+/// Fuzz seed 50656: `v ? arg / v : 1` divides by a value a cast proves
+/// nonzero only under the test. The cast generates no code and the
+/// division floats above the test (out of the inner loop), so it must
+/// stay the language's division, not a plain `idiv` that traps on 0.
+#[test]
+fn test_a_division_proved_safe_only_under_a_test_keeps_its_checks() {
+    use chapter19::mach::{mach, Op};
+    let src = "u8 v = arg == 5;
+int r = 0;
+for (int i = 0; i < 3; i++) {
+  for (int j = 0; j < 2; j++) {
+    r = r + (v ? arg / v : 1);
+  }
+  v = v + r;
+}
+return r;";
+    let code = selected_x86(src);
+    let g = &code.graph;
+    let total = g
+        .ids()
+        .filter(|&n| !g.is_dead(n))
+        .any(|n| mach(g, n).is_some_and(|m| m.op == Op::DivTotal));
+    assert!(total, "{}", code.asm());
+    assert_shows(&compile(src), 1, "2");
+}

@@ -280,3 +280,22 @@ return v < h(arg);";
     let got = chapter21::run::native(program, code.returns(), &[1]).unwrap();
     assert_eq!(got, ["1"]);
 }
+
+/// Fuzz seed 50656: a division by `v` under `v ? .. : ..` floated out of
+/// the loop above the test as a plain `idiv` and trapped when `v` was 0.
+#[test]
+fn a_division_floated_above_its_test_does_not_trap() {
+    let src = "u8 v = arg == 5;
+int r = 0;
+for (int i = 0; i < 3; i++) {
+  for (int j = 0; j < 2; j++) {
+    r = r + (v ? arg / v : 1);
+  }
+  v = v + r;
+}
+return r;";
+    let code = encode(src, "x86_64_v2", "SystemV");
+    let program = &code.encoded.as_ref().unwrap().program;
+    let got = chapter21::run::native(program, code.returns(), &[1]).unwrap();
+    assert_eq!(got, ["2"]);
+}

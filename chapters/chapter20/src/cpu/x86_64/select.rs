@@ -196,15 +196,40 @@ fn lea(g: &Graph, n: NodeId, base: Option<NodeId>, idx: NodeId, disp: i64) -> Pa
 }
 
 /// The language's division, or a plain `idiv` when the divisor's type
-/// rules out both 0 and -1 (a constant 3, a length that is positive).
+/// rules out both 0 and -1 (a constant 3, a length that is positive) and
+/// holds everywhere. A type that holds only under a test (`if (x) a / x`,
+/// where a cast makes `x` nonzero) does not count: the cast generates no
+/// code, so the division may float above the test, where a plain `idiv`
+/// by 0 would trap (fuzz seed 50656).
 pub fn division(g: &Graph, n: NodeId) -> Op {
-    let divisor = g.ty(g.in_(n, 2));
-    match g.types.int_bounds(divisor) {
-        Some(r) if r.min > 0 || r.max < -1 || (r.min == r.max && r.min != 0 && r.min != -1) => {
+    let divisor = g.in_(n, 2);
+    match g.types.int_bounds(g.ty(divisor)) {
+        Some(r)
+            if (r.min > 0 || r.max < -1 || (r.min == r.max && r.min != 0 && r.min != -1))
+                && !under_a_cast(g, divisor) =>
+        {
             Op::Div
         }
         _ => Op::DivTotal,
     }
+}
+
+/// `n` is computed from a cast (looking at a few nodes; more count as
+/// yes): its type may hold only where the cast's test passed.
+fn under_a_cast(g: &Graph, n: NodeId) -> bool {
+    let mut work = vec![n];
+    let mut looked = 0;
+    while let Some(x) = work.pop() {
+        looked += 1;
+        match g.kind(x) {
+            NodeKind::Cast { .. } => return true,
+            _ if looked > 16 => return true,
+            // A constant, a parameter, a phi: a type of its own.
+            NodeKind::Constant(_) | NodeKind::Phi { .. } | NodeKind::Start { .. } => {}
+            _ => work.extend(g.inputs(x).iter().skip(1).flatten()),
+        }
+    }
+    false
 }
 
 pub fn cond_of(op: BoolOp) -> Cond {
