@@ -2,22 +2,24 @@
 //! graph.
 //!
 //! Only neighbours whose masks share a register count towards a live
-//! range's degree. Simplify removes live ranges of degree below the
-//! number of registers they may take (they will find one whatever their
-//! neighbours take), lowest live-range number first; when none is left,
-//! it removes the cheapest to spill, optimistically (Briggs): the lowest
-//! cost per neighbour, where cost is the definitions and uses weighted by
-//! 8^loop depth, and a live range made only of constants (which are
-//! computed again where they are used) costs nothing, unless it is one
-//! constant with one use (a copy made for that use already: it goes last). The removed ones wait in a set ordered by
-//! that key, so a pick is a logarithm. Select colours them in reverse
-//! order of removal: the register of a live range joined to it by a split
-//! if one is free (the split then disappears), else one its partner may
-//! take, else the lowest caller-saved register (its mask has none that
-//! a call it lives across clobbers), else the lowest. A live range that finds no register takes a stack slot if
-//! it may (the lowest slot none of its neighbours has), or fails and will
-//! be split, as does one with a self-conflict. Live ranges whose place the calling convention fixes are not
-//! coloured.
+//! range's degree. Simplify removes live ranges of degree below the number
+//! of registers they may take (they will find one whatever their neighbours
+//! take), lowest live-range number first; when none is left, it removes the
+//! cheapest to spill, optimistically (Briggs): the lowest cost per
+//! neighbour, where cost is the definitions and uses weighted by 8^loop
+//! depth, and a live range made only of constants (which are computed again
+//! where they are used) costs nothing, unless it is one constant with one
+//! use (a copy made for that use already: it goes last). The removed ones
+//! wait in a set ordered by that key, so a pick is a logarithm. Select
+//! colours them in reverse order of removal, each leaving alone a register
+//! that a neighbour still to colour needs as its only one while another is
+//! free: the register of a live range joined to it by a split if one is
+//! free (the split then disappears), else one its partner may take, else
+//! the lowest caller-saved register (its mask has none that a call it lives
+//! across clobbers), else the lowest. A live range that finds no register
+//! takes a stack slot if it may (the lowest slot none of its neighbours
+//! has), or fails and will be split, as does one with a self-conflict. Live
+//! ranges whose place the calling convention fixes are not coloured.
 
 use super::live_range::Lrgs;
 use super::Loc;
@@ -135,7 +137,20 @@ pub fn color(lrgs: &Lrgs, adj: &[Vec<u32>], caller_saved: RegMask) -> Coloring {
     }
     while let Some(r) = stack.pop() {
         let ru = r as usize;
-        let free = lrgs.mask[ru].without(taken[ru]);
+        let mut free = lrgs.mask[ru].without(taken[ru]);
+        // Leave alone a register that a neighbour still to colour needs
+        // as its only one (a shift count in `rcx`), when another will do:
+        // taking it would fail the neighbour, and splitting either again
+        // would meet the same choice, round after round.
+        let needed = adj[ru]
+            .iter()
+            .filter(|&&x| loc[x as usize].is_none() && colored(x as usize))
+            .map(|&x| lrgs.mask[x as usize])
+            .filter(|m| m.len() == 1)
+            .fold(RegMask::EMPTY, RegMask::or);
+        if !free.without(needed).is_empty() {
+            free = free.without(needed);
+        }
         if free.is_empty() {
             if lrgs.can_stack[ru] {
                 stacked.push(r);
