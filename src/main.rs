@@ -225,7 +225,7 @@ fn main() -> ExitCode {
         Command::Legal(input) => {
             return match simple::legal_rules(input.chapter, &input.cpu) {
                 Ok(table) => {
-                    print!("{table}");
+                    write_stdout(&table);
                     ExitCode::SUCCESS
                 }
                 Err(Failure::Usage(message) | Failure::Program { message, .. }) => {
@@ -282,7 +282,7 @@ fn main() -> ExitCode {
             for (i, graph) in output.show_graphs.iter().enumerate() {
                 eprintln!("// #showGraph {}\n{graph}", i + 1);
             }
-            print!("{}", output.stdout);
+            write_stdout(&output.stdout);
             if !output.binary.is_empty() {
                 use std::io::Write;
                 let mut out = std::io::stdout().lock();
@@ -303,6 +303,19 @@ fn main() -> ExitCode {
         Err(Failure::Usage(message)) => {
             eprintln!("error: {message}");
             ExitCode::from(2)
+        }
+    }
+}
+
+/// Writes `text` to standard output. A reader that went away (`simple
+/// fuzz | head`) is no error: the rest is not wanted. (`print!` would
+/// panic on the broken pipe.)
+fn write_stdout(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() != std::io::ErrorKind::BrokenPipe {
+            eprintln!("error: cannot write the output: {e}");
         }
     }
 }
@@ -333,13 +346,15 @@ fn fuzz(input: &FuzzInput) -> ExitCode {
         report.failures.extend(one.failures);
     }
     for (seed, message, reduced) in &report.failures {
-        println!("seed {seed}: {message}\nreduced program:\n{reduced}");
+        write_stdout(&format!(
+            "seed {seed}: {message}\nreduced program:\n{reduced}\n"
+        ));
     }
-    println!(
-        "{} programs, {} failed",
+    write_stdout(&format!(
+        "{} programs, {} failed\n",
         report.programs,
         report.failures.len()
-    );
+    ));
     if report.failures.is_empty() {
         ExitCode::SUCCESS
     } else {

@@ -447,3 +447,20 @@ fn legal_prints_a_cpus_rules() {
     assert_eq!(bad.status.code(), Some(2));
     assert_eq!(simple(&["legal", "--chapter", "18"]).status.code(), Some(2));
 }
+
+/// A reader that goes away (`simple fuzz | head -0`) ends the output
+/// quietly: no panic about a broken pipe.
+#[test]
+fn a_closed_pipe_is_no_panic() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_simple"))
+        .args(["fuzz", "--count", "20", "--chapter", "11"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("simple runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("simple ends");
+    let err = stderr(&out);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(out.status.success(), "{err}");
+}

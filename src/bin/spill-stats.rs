@@ -23,6 +23,21 @@ use clap::Parser;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 
+/// `println!` that stops quietly when the reader has gone
+/// (`spill-stats | head`), where `println!` would panic.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write;
+        if let Err(e) = writeln!(std::io::stdout(), $($arg)*) {
+            if e.kind() != std::io::ErrorKind::BrokenPipe {
+                eprintln!("error: cannot write the table: {e}");
+                std::process::exit(1);
+            }
+            std::process::exit(0);
+        }
+    }};
+}
+
 #[derive(Parser)]
 #[command(
     name = "spill-stats",
@@ -168,9 +183,13 @@ fn main() -> ExitCode {
         ("chapter20", CHAPTER20, SYSTEM_V),
         ("chapter21", CHAPTER21, ALL_TARGETS),
     ];
-    println!(
+    out!(
         "{:<28} {:<10} {:<8} {:>7} {:>9}",
-        "group/program", "cpu", "abi", "splits", "weighted"
+        "group/program",
+        "cpu",
+        "abi",
+        "splits",
+        "weighted"
     );
     let mut mismatches = Vec::new();
     let mut updated = Vec::new();
@@ -188,9 +207,13 @@ fn main() -> ExitCode {
                         continue;
                     }
                 };
-                println!(
+                out!(
                     "{:<28} {:<10} {:<8} {:>7} {:>9}",
-                    key.0, cpu, abi, got.0, got.1
+                    key.0,
+                    cpu,
+                    abi,
+                    got.0,
+                    got.1
                 );
                 n += 1;
                 s += u64::from(got.0);
@@ -218,12 +241,12 @@ fn main() -> ExitCode {
                 }
             }
         }
-        println!("total {group}: {n} compiles, {s} splits, {w} weighted");
+        out!("total {group}: {n} compiles, {s} splits, {w} weighted");
         all_n += n;
         all_s += s;
         all_w += w;
     }
-    println!("total: {all_n} compiles, {all_s} splits, {all_w} weighted");
+    out!("total: {all_n} compiles, {all_s} splits, {all_w} weighted");
     if cli.update {
         let mut text = String::from(
             "# spill-stats expectations: group/program cpu abi, then splits and\n\
