@@ -1588,7 +1588,15 @@ impl<'a> Parser<'a> {
             self.graph.set_def(n, 2, Some(rhs));
             // Chapter 18: shifting a float is an error as soon as it is
             // read, reachable or not, as Simple checks it while parsing.
-            if let Some(mut e) = node::error(&mut self.graph, n) {
+            // Chapter 19: an operand of no known kind (`Bot`: a `var` given
+            // the value of a call that control never reaches, `Top`,
+            // widens to it) is left to the check after optimization,
+            // which sees whether the code is reachable at all.
+            let unknown = (1..=2).any(|i| self.graph.ty(self.graph.in_(n, i)) == Types::BOTTOM);
+            if let Some(mut e) = (!unknown)
+                .then(|| node::error(&mut self.graph, n))
+                .flatten()
+            {
                 e.offset = at;
                 return Err(e);
             }

@@ -825,3 +825,25 @@ return r;";
     assert!(total, "{}", code.asm());
     assert_shows(&compile(src), 1, "2");
 }
+
+/// Fuzz seed 11465: a call that control never reaches has the value
+/// `Top`, which a `var` widens to `Bot`; shifting that in the dead code
+/// is no error while parsing (the code goes away), as it is not without
+/// peepholes, where the dead code is not known to be dead.
+#[test]
+fn test_a_shift_of_a_dead_calls_value_is_no_error() {
+    let src = "val m4 = { int a, int b -> };
+if (arg != arg) {
+  var v = m4(1, 2);
+  for (int i = 0; i < 1; i++) v = v << 1;
+  return v;
+}
+return 0;";
+    assert_eq!(compile(src).print(), "Stop[ return 0; return 0; ]");
+    let mut plain = CodeGen::new(src).without_peepholes();
+    plain
+        .parse()
+        .and_then(|c| c.opto())
+        .and_then(|c| c.type_check())
+        .unwrap();
+}
