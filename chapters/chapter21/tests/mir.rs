@@ -5,8 +5,8 @@
 //! programs (`tests/progs/*.smp`).
 
 use chapter21::mir::{
-    self, Analysis, AnalysisResult, BlockId, Hook, InstFlags, Level, MachinePass, MirError,
-    Operand, PassContext, PassDesc, Preserved, Proof, Property, Reg, RegOperand,
+    self, Analysis, AnalysisResult, Hook, InstFlags, Level, MachinePass, MirError, Operand,
+    PassContext, PassDesc, Preserved, Proof, Property, Reg, RegOperand,
 };
 use chapter21::CodeGen;
 use std::cell::RefCell;
@@ -148,5 +148,417 @@ fn every_hook_is_reached_in_order_on_every_cpu() {
         let mut expected: Vec<&str> = Hook::ALL.iter().map(|h| h.name()).collect();
         expected.push("final_verify");
         assert_eq!(code.mir.trace, expected, "{cpu}");
+    }
+}
+
+/// Registers at `hook` a function pass that makes one mutation with
+/// `edit` and records what the commit answered and whether the function
+/// came back exactly as it was.
+fn one_mutation<E>(
+    hook: Hook,
+    edit: E,
+) -> (impl FnOnce(&mut mir::Pipeline), Rc<RefCell<Vec<String>>>)
+where
+    E: Fn(&mut mir::Mutation) -> Result<(), MirError> + 'static,
+{
+    let answers = Rc::new(RefCell::new(Vec::new()));
+    let out = answers.clone();
+    let setup = move |p: &mut mir::Pipeline| {
+        p.register(pass("breaker", hook, Level::Function, move |cx| {
+            let f = cx.function_index().unwrap();
+            let before = cx.function().clone();
+            let mut m = cx.begin(f);
+            edit(&mut m).map_err(|e| e.to_string())?;
+            let answer = cx.commit(m);
+            if answer.is_err() {
+                // Exactly as before: blocks, instructions, operands, edges,
+                // properties.
+                assert!(
+                    *cx.function() == before,
+                    "a refused mutation left the function changed"
+                );
+            }
+            out.borrow_mut().push(match answer {
+                Ok(()) => "committed".to_string(),
+                Err(e) => e.to_string(),
+            });
+            Ok(Preserved::None)
+        }))
+        .unwrap();
+    };
+    (setup, answers)
+}
+
+#[test]
+fn a_mutation_that_breaks_the_cfg_is_rolled_back() {
+    for cpu in CPUS {
+        let plain = object(&compile(SMALL, cpu, |_| {}).unwrap());
+        // Drop the entry block's edge to its successor (both lists): its
+        // jump still goes there.
+        let (setup, answers) = one_mutation(Hook::PostRegalloc, |m| {
+            let entry = m.function().order[0];
+            let succ = m.function().block(entry).succs[0];
+            m.remove_edge(entry, succ)
+        });
+        let code = compile(SMALL, cpu, setup).unwrap();
+        let answers = answers.borrow();
+        assert!(!answers.is_empty());
+        for a in answers.iter() {
+            assert!(
+                a.contains("rolled back") && a.contains("(terminators)"),
+                "{cpu}: {a}"
+            );
+        }
+        assert!(code.mir.log_text().contains("machine verifier"), "{cpu}");
+        assert_eq!(object(&code), plain, "{cpu}: the object changed");
+
+        // Only one side of an edge: the structural pre-check refuses.
+        let (setup, answers) = one_mutation(Hook::PostScheduler, |m| {
+            let b = m.create_block();
+            let entry = m.function().order[0];
+            m.add_edge(entry, b)?;
+            m.erase_block(b)
+        });
+        let code = compile(SMALL, cpu, setup).unwrap();
+        for a in answers.borrow().iter() {
+            assert!(
+                a.contains("(structure)") && a.contains("not laid out"),
+                "{cpu}: {a}"
+            );
+        }
+        assert_eq!(object(&code), plain, "{cpu}: the object changed");
+    }
+}
+
+#[test]
+fn a_mutation_that_reads_an_undefined_register_is_rolled_back() {
+    for cpu in CPUS {
+        let plain = object(&compile(SMALL, cpu, |_| {}).unwrap());
+        // After allocation: an add that reads a register nothing writes.
+        let (setup, answers) = one_mutation(Hook::PostRegalloc, |m| {
+            let mf = m.function();
+            let written: Vec<Reg> = mf
+                .all_insts()
+                .flat_map(|i| mf.inst(i).defs().map(|r| r.reg).collect::<Vec<_>>())
+                .collect();
+            let r = (0..32u8)
+                .find(|&r| !written.contains(&Reg::Phys(r)))
+                .unwrap();
+            let entry = mf.order[0];
+            let last = *mf.block(entry).insts.last().unwrap();
+            let i = m.create_inst(entry, Some(last), "add", InstFlags::default())?;
+            let mask = chapter21::mach::RegMask::of(r);
+            m.append_operand(i, Operand::Reg(RegOperand::def(Reg::Phys(r), mask)))?;
+            m.append_operand(i, Operand::Reg(RegOperand::use_(Reg::Phys(r), mask)))?;
+            Ok(())
+        });
+        let code = compile(SMALL, cpu, setup).unwrap();
+        for a in answers.borrow().iter() {
+            assert!(
+                a.contains("(defined on every path)") && a.contains("not written on every path"),
+                "{cpu}: {a}"
+            );
+        }
+        assert_eq!(object(&code), plain, "{cpu}: the object changed");
+
+        // Before allocation: a fresh virtual register.
+        let (setup, answers) = one_mutation(Hook::PreRegalloc, |m| {
+            let v = m.create_vreg();
+            let mf = m.function();
+            let b = *mf.order.last().unwrap();
+            let last = *mf.block(b).insts.last().unwrap();
+            let i = m.create_inst(b, Some(last), "add", InstFlags::default())?;
+            let all = chapter21::mach::RegMask(u128::MAX);
+            m.append_operand(i, Operand::Reg(RegOperand::use_(v, all)))?;
+            Ok(())
+        });
+        let code = compile(SMALL, cpu, setup).unwrap();
+        assert!(!answers.borrow().is_empty());
+        for a in answers.borrow().iter() {
+            assert!(a.contains("(defined on every path)"), "{cpu}: {a}");
+        }
+        assert_eq!(object(&code), plain, "{cpu}: the object changed");
+    }
+}
+
+#[test]
+fn a_valid_edit_that_the_code_cannot_carry_is_rolled_back_too() {
+    // A new instruction after scheduling verifies, but only erasing and
+    // moving scheduled instructions reaches the code.
+    let plain = object(&compile(SMALL, "riscv", |_| {}).unwrap());
+    let (setup, answers) = one_mutation(Hook::PostRegalloc, |m| {
+        let entry = m.function().order[0];
+        let last = *m.function().block(entry).insts.last().unwrap();
+        m.create_inst(entry, Some(last), "nop", InstFlags::default())?;
+        Ok(())
+    });
+    let code = compile(SMALL, "riscv", setup).unwrap();
+    for a in answers.borrow().iter() {
+        assert!(a.contains("gained a new instruction"), "{a}");
+    }
+    assert_eq!(object(&code), plain);
+    // At post_isel the view is for looking: the same edit commits.
+    let (setup, answers) = one_mutation(Hook::PostIsel, |m| {
+        let entry = m.function().order[0];
+        let last = *m.function().block(entry).insts.last().unwrap();
+        m.create_inst(entry, Some(last), "nop", InstFlags::default())?;
+        Ok(())
+    });
+    let code = compile(SMALL, "riscv", setup).unwrap();
+    assert_eq!(*answers.borrow(), ["committed"]);
+    assert_eq!(object(&code), plain);
+}
+
+#[test]
+fn a_property_claimed_falsely_is_refused() {
+    for cpu in CPUS {
+        let answers = Rc::new(RefCell::new(Vec::new()));
+        let out = answers.clone();
+        compile(SMALL, cpu, |p| {
+            let out2 = out.clone();
+            p.register(pass(
+                "claims-ssa",
+                Hook::PostRegalloc,
+                Level::Function,
+                move |cx| {
+                    let f = cx.function_index().unwrap();
+                    assert!(!cx.function().props.has(Property::IsSsa));
+                    let mut m = cx.begin(f);
+                    // Registers are written many times after allocation.
+                    let claim = m.set_property(Property::IsSsa, Proof::StructuralCheck);
+                    out.borrow_mut().push(format!("{claim:?}"));
+                    // Giving a guarantee up is always allowed.
+                    m.set_property(Property::NoVregs, Proof::Invalidation)
+                        .unwrap();
+                    cx.commit(m).unwrap();
+                    assert!(!cx.function().props.has(Property::NoVregs));
+                    // And claiming it back runs the check, which holds.
+                    let mut m = cx.begin(f);
+                    m.set_property(Property::NoVregs, Proof::StructuralCheck)
+                        .unwrap();
+                    cx.commit(m).unwrap();
+                    Ok(Preserved::None)
+                },
+            ))
+            .unwrap();
+            p.register(pass(
+                "claims-no-phis",
+                Hook::PostIsel,
+                Level::Function,
+                move |cx| {
+                    let f = cx.function_index().unwrap();
+                    let mut m = cx.begin(f);
+                    let claim = m.set_property(Property::NoPhis, Proof::StructuralCheck);
+                    out2.borrow_mut().push(format!("{claim:?}"));
+                    // Exact kill flags are a claim too: only once they are set.
+                    let mut m = cx.begin(f);
+                    let claim = m.set_property(Property::TracksLiveness, Proof::StructuralCheck);
+                    out2.borrow_mut().push(format!("{claim:?}"));
+                    Ok(Preserved::All)
+                },
+            ))
+            .unwrap();
+            p.register(pass(
+                "tracks-liveness",
+                Hook::PreRegalloc,
+                Level::Function,
+                |cx| {
+                    let f = cx.function_index().unwrap();
+                    let mut m = cx.begin(f);
+                    m.mark_liveness_flags();
+                    m.set_property(Property::TracksLiveness, Proof::StructuralCheck)
+                        .map_err(|e| e.to_string())?;
+                    cx.commit(m).map_err(|e| e.to_string())?;
+                    assert!(cx.function().props.has(Property::TracksLiveness));
+                    Ok(Preserved::Cfg)
+                },
+            ))
+            .unwrap();
+        })
+        .unwrap();
+        let answers = answers.borrow();
+        assert_eq!(answers.len(), 3, "{cpu}");
+        assert!(
+            answers[0].contains("PropertyRefused") && answers[0].contains("NoPhis"),
+            "{cpu}: {}",
+            answers[0]
+        );
+        assert!(
+            answers[1].contains("PropertyRefused") && answers[1].contains("TracksLiveness"),
+            "{cpu}: {}",
+            answers[1]
+        );
+        assert!(
+            answers[2].contains("PropertyRefused") && answers[2].contains("IsSsa"),
+            "{cpu}: {}",
+            answers[2]
+        );
+    }
+}
+
+#[test]
+fn an_analysis_asked_for_too_early_is_refused() {
+    // At registration...
+    let mut p = mir::Pipeline::default();
+    let mut early = Closure {
+        desc: PassDesc {
+            id: "needs-liveness",
+            hook: Hook::PostIsel,
+            level: Level::Function,
+            requires: vec![Analysis::Liveness],
+            preserves: Preserved::All,
+            deterministic: true,
+        },
+        run: |_: &mut PassContext<'_>| Ok(Preserved::All),
+    };
+    assert_eq!(
+        p.register(Box::new(Closure {
+            desc: early.desc.clone(),
+            run: |_: &mut PassContext<'_>| Ok(Preserved::All),
+        })),
+        Err(MirError::Unavailable {
+            analysis: Analysis::Liveness,
+            hook: Hook::PostIsel
+        })
+    );
+    early.desc.hook = Hook::PostRegalloc;
+    assert_eq!(p.register(Box::new(early)), Ok(()));
+    // ...and when asked for.
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let out = seen.clone();
+    compile(SMALL, "arm", |p| {
+        for hook in [Hook::PostIsel, Hook::PreScheduler, Hook::PostRegalloc] {
+            let out = out.clone();
+            let id: &'static str = Box::leak(format!("asks-{hook}").into_boxed_str());
+            p.register(pass(id, hook, Level::Function, move |cx| {
+                let f = cx.function_index().unwrap();
+                let live = cx.analysis(f, Analysis::Liveness).map(|_| ());
+                out.borrow_mut()
+                    .push((hook, live.map_err(|e| e.to_string())));
+                if let Ok(AnalysisResult::Loops(l)) = cx.analysis(f, Analysis::Loops) {
+                    assert_eq!(l.headers.len(), 1, "one loop");
+                }
+                let order = cx.function().order.clone();
+                if let Ok(AnalysisResult::Dominators(d)) = cx.analysis(f, Analysis::DominatorTree) {
+                    assert!(order.iter().all(|&b| d.dominates(order[0], b)));
+                }
+                Ok(Preserved::All)
+            }))
+            .unwrap();
+        }
+    })
+    .unwrap();
+    let seen = seen.borrow();
+    assert_eq!(
+        seen[0].1,
+        Err("analysis liveness is unavailable at post_isel".to_string())
+    );
+    assert_eq!(
+        seen[1].1,
+        Err("analysis liveness is unavailable at pre_scheduler".to_string())
+    );
+    assert_eq!(seen[2].1, Ok(()));
+}
+
+#[test]
+fn preserving_all_after_a_committed_change_is_refused() {
+    let plain = object(&compile(SMALL, "x86_64_v2", |_| {}).unwrap());
+    let after = Rc::new(RefCell::new(None));
+    let out = after.clone();
+    let code = compile(SMALL, "x86_64_v2", |p| {
+        p.register(pass("liar", Hook::PostRegalloc, Level::Function, |cx| {
+            let f = cx.function_index().unwrap();
+            let mut m = cx.begin(f);
+            m.set_property(Property::Selected, Proof::Invalidation)
+                .unwrap();
+            cx.commit(m).map_err(|e| e.to_string())?;
+            Ok(Preserved::All)
+        }))
+        .unwrap();
+        p.register(pass(
+            "looks",
+            Hook::PostRegalloc,
+            Level::Function,
+            move |cx| {
+                *out.borrow_mut() = Some(cx.function().props.has(Property::Selected));
+                Ok(Preserved::All)
+            },
+        ))
+        .unwrap();
+    })
+    .unwrap();
+    assert!(
+        code.mir
+            .log_text()
+            .contains("pass liar at post_regalloc refused: it claims to preserve all"),
+        "{}",
+        code.mir.log_text()
+    );
+    // Its committed change was undone before the next pass ran.
+    assert_eq!(*after.borrow(), Some(true));
+    assert_eq!(object(&code), plain);
+}
+
+#[test]
+fn no_pass_can_skip_the_final_verifier() {
+    // There is no hook of that name to register at.
+    assert_eq!(Hook::from_name("final_verify"), None);
+    assert_eq!(Hook::from_name("final"), Some(Hook::Final));
+    for cpu in CPUS {
+        // Passes at the last slot that give up every guarantee: it runs
+        // after them all the same.
+        let code = compile(SMALL, cpu, |p| {
+            p.register(pass("drops-all", Hook::Final, Level::Function, |cx| {
+                let f = cx.function_index().unwrap();
+                let mut m = cx.begin(f);
+                for prop in Property::ALL {
+                    m.set_property(prop, Proof::Invalidation).unwrap();
+                }
+                cx.commit(m).map_err(|e| e.to_string())?;
+                Ok(Preserved::None)
+            }))
+            .unwrap();
+        })
+        .unwrap();
+        assert_eq!(code.mir.trace.last(), Some(&"final_verify"));
+        assert_eq!(code.mir.trace[code.mir.trace.len() - 2], "final");
+
+        // And it checks what was encoded: a return value moved out of the
+        // return register by hand, after allocation, is refused.
+        let mut code = CodeGen::new(SMALL);
+        code.parse()
+            .and_then(|c| c.opto())
+            .and_then(|c| c.type_check())
+            .and_then(|c| c.inst_select(cpu, "SystemV"))
+            .and_then(|c| c.legalize())
+            .and_then(|c| c.gcm())
+            .and_then(|c| c.local_sched())
+            .and_then(|c| c.reg_alloc())
+            .unwrap();
+        let view = mir::build::module(&code, Hook::PostRegalloc).unwrap();
+        let mf = &view.functions[0];
+        let ret = mf
+            .placed()
+            .map(|(_, i)| mf.inst(i))
+            .find(|i| i.flags.ret)
+            .unwrap();
+        let n = ret.origin.node().unwrap();
+        let target = code.target.unwrap();
+        let elsewhere = chapter21::cpu::callee_saved(target).first().unwrap();
+        let alloc = code.alloc.as_mut().unwrap();
+        for i in 1..code.graph.n_ins(n) {
+            if let Some(x) = code.graph.input(n, i) {
+                if let Some(l @ chapter21::regalloc::Loc::Reg(_)) = alloc.loc.get_mut(&x) {
+                    *l = chapter21::regalloc::Loc::Reg(elsewhere);
+                }
+            }
+        }
+        let err = code.encode().err().expect("the final verifier refuses");
+        assert!(
+            err.message.starts_with("final_verify refused the program"),
+            "{cpu}: {}",
+            err.message
+        );
+        assert_eq!(code.mir.trace.last(), Some(&"final_verify"));
     }
 }
