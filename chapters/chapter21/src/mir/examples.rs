@@ -22,22 +22,40 @@ pub const NAMES: [&str; 2] = ["self-move-elim", "block-inst-count"];
 /// A new instance of the example pass called `name`.
 pub fn by_name(name: &str) -> Option<Box<dyn MachinePass>> {
     match name {
-        "self-move-elim" => Some(Box::new(SelfMoveElim)),
+        "self-move-elim" => Some(Box::new(SelfMoveElim::default())),
         "block-inst-count" => Some(Box::new(BlockInstCount)),
         _ => None,
     }
 }
 
 /// Deletes moves from a location to itself (see the module's
-/// documentation).
-pub struct SelfMoveElim;
+/// documentation). It runs at `post_regalloc`; [`SelfMoveElim::at`] puts
+/// it elsewhere (a test shows it on the moves a pass makes).
+pub struct SelfMoveElim {
+    hook: Hook,
+}
+
+impl Default for SelfMoveElim {
+    fn default() -> Self {
+        SelfMoveElim {
+            hook: Hook::PostRegalloc,
+        }
+    }
+}
+
+impl SelfMoveElim {
+    pub fn at(hook: Hook) -> Self {
+        SelfMoveElim { hook }
+    }
+}
 
 /// A move whose one read and one write are the same location.
 pub fn is_self_move(inst: &MachineInst) -> bool {
-    let Some((op, ..)) = inst.op else {
-        return false;
+    let is_move = match inst.op {
+        Some((op, ..)) => matches!(op, Op::Split | Op::Trunc | Op::AnyExt),
+        None => inst.opcode == "COPY",
     };
-    if !matches!(op, Op::Split | Op::Trunc | Op::AnyExt) {
+    if !is_move {
         return false;
     }
     let place = |o: &Operand| match o {
@@ -56,7 +74,7 @@ impl MachinePass for SelfMoveElim {
     fn desc(&self) -> PassDesc {
         PassDesc {
             id: "self-move-elim",
-            hook: Hook::PostRegalloc,
+            hook: self.hook,
             level: Level::Function,
             requires: Vec::new(),
             preserves: Preserved::Cfg,
