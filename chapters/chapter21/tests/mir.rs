@@ -15,7 +15,7 @@ use std::rc::Rc;
 const CPUS: [&str; 3] = ["x86_64_v2", "riscv", "arm"];
 
 /// Simple's chapter 21 programs, by name.
-fn programs() -> Vec<(String, String)> {
+fn progs() -> Vec<(String, String)> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/progs");
     let mut out: Vec<(String, String)> = std::fs::read_dir(dir)
         .unwrap()
@@ -27,6 +27,15 @@ fn programs() -> Vec<(String, String)> {
         })
         .collect();
     out.sort();
+    out
+}
+
+/// The programs, and an infinite loop (whose `Never` ends a block with
+/// two ways out).
+fn programs() -> Vec<(String, String)> {
+    let mut out = progs();
+    let forever = "struct S { int i; }; S !s = new S; while(1) s.i++;";
+    out.push(("infinite".into(), forever.into()));
     out
 }
 
@@ -599,7 +608,7 @@ fn self_move_elim_deletes_only_moves_that_emit_nothing() {
     let mut total = [0usize; 4];
     for cpu in CPUS {
         let (mut view_before, mut view_after, mut deleted) = (0, 0, 0);
-        for (name, src) in programs() {
+        for (name, src) in progs() {
             let mut before = None;
             let plain = compile(&src, cpu, |p| before = Some(count_at(Hook::Preemit, p))).unwrap();
             let mut after = None;

@@ -242,6 +242,7 @@ impl<'a> Builder<'a> {
             (Some(m), _) => crate::cpu::name(cx.target.cpu, m),
             (None, NodeKind::Phi { .. }) => "PHI".to_string(),
             (None, NodeKind::Proj { .. }) => "RESULT".to_string(),
+            (None, NodeKind::Never) => "NEVER".to_string(),
             (None, _) => "NODE".to_string(),
         };
         let mut inst = MachineInst::new(&opcode, origin);
@@ -250,6 +251,14 @@ impl<'a> Builder<'a> {
         inst.flags.branch = matches!(op, Some(Op::Jcc(_) | Op::Branch(_)));
         inst.flags.call = matches!(op, Some(Op::Call | Op::CallR | Op::New));
         inst.flags.ret = op == Some(Op::Ret);
+        // A control node of no code with two ways out (an infinite loop's
+        // `Never`, whose exit is never taken) ends its block; the encoder
+        // emits nothing for it and lays its body out next.
+        if m.is_none() && matches!(origin, Origin::Control(_)) && succs.len() > 1 {
+            inst.flags.branch = true;
+            inst.operands
+                .extend(succs.iter().map(|&b| Operand::Block(b)));
+        }
         inst.flags.terminator = inst.flags.branch || inst.flags.ret;
         inst.flags.pseudo =
             m.is_none() || matches!(op, Some(Op::Parm | Op::Proj | Op::CallEnd | Op::Fun));
