@@ -66,25 +66,34 @@ macro_rules! driver {
             fn new(src: &str, _options: &Options) -> Self {
                 #[allow(unused_mut)]
                 let mut code = $krate::CodeGen::new(src);
-                $($(driver!(@option code _options $ability);)*)?
+                $($(driver!(@option $krate code _options $ability);)*)?
                 code
             }
         }
     };
 
-    (@option $code:ident $options:ident peepholes) => {
+    (@option $krate:ident $code:ident $options:ident peepholes) => {
         $code.disable_peephole = $options.no_peephole
     };
-    (@option $code:ident $options:ident arg) => {
+    (@option $krate:ident $code:ident $options:ident arg) => {
         $code.arg = $options.arg
     };
-    (@option $code:ident $options:ident regalloc) => {
+    (@option $krate:ident $code:ident $options:ident regalloc) => {
         $code.check_alloc = $options.check_alloc
     };
-    (@option $code:ident $options:ident encode) => {
-        $code.check_alloc = $options.check_alloc
-    };
-    (@option $code:ident $options:ident $other:ident) => {};
+    // Chapter 21 on: machine-IR passes and listings (names checked by
+    // `check_mir_options`).
+    (@option $krate:ident $code:ident $options:ident encode) => {{
+        $code.check_alloc = $options.check_alloc;
+        for hook in $options.print_after.iter().filter_map(|h| $krate::mir::Hook::from_name(h)) {
+            $code.mir.print_after(hook);
+        }
+        for pass in $options.passes.iter().filter_map(|p| $krate::mir::examples::by_name(p)) {
+            // An example pass registers once; a repeated name is ignored.
+            let _ = $code.mir.register(pass);
+        }
+    }};
+    (@option $krate:ident $code:ident $options:ident $other:ident) => {};
 
     (@method $krate:ident show_graphs) => {
         fn show_graphs(&self) -> &[String] {
@@ -137,6 +146,9 @@ macro_rules! driver {
         fn object(&self) -> Option<Result<Vec<u8>, Failure>> {
             self.encoded.as_ref()?;
             Some($krate::CodeGen::object(self).map_err(|e| failure!(e)))
+        }
+        fn mir_log(&self) -> Option<String> {
+            Some(self.mir.log_text())
         }
         fn run(&self, args: &[i64], emulate: bool, steps: u64) -> Option<Result<Vec<Run>, Failure>> {
             let program = &self.encoded.as_ref()?.program;

@@ -32,6 +32,12 @@ pub struct Options {
     /// independent checker, in a release build too (a debug build always
     /// checks).
     pub check_alloc: bool,
+    /// Chapter 21 on: print the machine IR after each of these hooks
+    /// (`post_isel` ... `final`) on standard error.
+    pub print_after: Vec<String>,
+    /// Chapter 21 on: enable these example machine-IR passes
+    /// (`self-move-elim`, `block-inst-count`).
+    pub passes: Vec<String>,
 }
 
 /// Why a compilation did not happen.
@@ -120,6 +126,11 @@ pub trait Driver {
     /// linked once) or, with `emulate`, under unicorn for at most `steps`
     /// instructions each.
     fn run(&self, _args: &[i64], _emulate: bool, _steps: u64) -> Option<Result<Vec<Run>, Failure>> {
+        None
+    }
+    /// What the machine-IR passes reported and the listings
+    /// `--print-after` asked for (chapter 21 on, once `select` has run).
+    fn mir_log(&self) -> Option<String> {
         None
     }
 }
@@ -271,6 +282,7 @@ pub fn assemble(
         ));
     }
     check_target(cpu, abi)?;
+    check_mir_options(chapter, options)?;
     let mut driver = chapters::driver(chapter, src, options).ok_or_else(|| {
         Failure::Usage(format!(
             "there is no chapter {chapter}: chapters 1 to {LATEST} exist"
@@ -281,6 +293,37 @@ pub fn assemble(
         .select(cpu, abi)
         .unwrap_or_else(|| Err(Failure::Usage(format!("chapter {chapter} has no backend"))))?;
     Ok(driver)
+}
+
+/// `--print-after HOOK` and `--pass NAME` need chapter 21's machine IR,
+/// a hook that exists and an example pass that exists.
+pub fn check_mir_options(chapter: u32, options: &Options) -> Result<(), Failure> {
+    if options.print_after.is_empty() && options.passes.is_empty() {
+        return Ok(());
+    }
+    if chapter < FIRST_ENCODING_CHAPTER {
+        return Err(Failure::Usage(format!(
+            "--print-after and --pass need chapter {FIRST_ENCODING_CHAPTER} or later: chapter {chapter} has no machine-IR passes"
+        )));
+    }
+    for hook in &options.print_after {
+        if chapter21::mir::Hook::from_name(hook).is_none() {
+            let names: Vec<&str> = chapter21::mir::Hook::ALL.iter().map(|h| h.name()).collect();
+            return Err(Failure::Usage(format!(
+                "unknown hook '{hook}': the hooks are {}",
+                names.join(", ")
+            )));
+        }
+    }
+    for name in &options.passes {
+        if chapter21::mir::examples::by_name(name).is_none() {
+            return Err(Failure::Usage(format!(
+                "unknown pass '{name}': the passes are {}",
+                chapter21::mir::examples::NAMES.join(", ")
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The legalizer's rules for `cpu`, as chapter `chapter` (19 on) declares

@@ -65,6 +65,8 @@ struct ObjInput {
     #[command(flatten)]
     source: Source,
     #[command(flatten)]
+    mir: MirArgs,
+    #[command(flatten)]
     target: TargetArgs,
     /// Where to write the object; `-` for standard output
     #[arg(short = 'o', long = "output", value_name = "OUT.o")]
@@ -79,6 +81,8 @@ struct ObjInput {
 struct RunInput {
     #[command(flatten)]
     source: Source,
+    #[command(flatten)]
+    mir: MirArgs,
     /// The CPU: x86_64_v2 (native), riscv or arm (emulated)
     #[arg(long, default_value = "x86_64_v2")]
     cpu: String,
@@ -92,6 +96,21 @@ struct RunInput {
     /// status 3)
     #[arg(long, default_value_t = 1_000_000_000)]
     steps: u64,
+}
+
+/// Machine-IR passes (chapter 21 on).
+#[derive(Args, Clone, Default)]
+struct MirArgs {
+    /// Print the machine IR after this hook on standard error (post_isel,
+    /// post_legalize, pre_scheduler, post_scheduler, pre_regalloc,
+    /// post_regalloc, post_prolog_epilog, preemit, final); repeatable
+    #[arg(long = "print-after", value_name = "HOOK")]
+    print_after: Vec<String>,
+    /// Enable an example machine-IR pass (self-move-elim,
+    /// block-inst-count); repeatable. What it reports goes to standard
+    /// error
+    #[arg(long = "pass", value_name = "NAME")]
+    passes: Vec<String>,
 }
 
 /// A CPU and a calling convention.
@@ -109,6 +128,8 @@ struct TargetArgs {
 struct AsmInput {
     #[command(flatten)]
     source: Source,
+    #[command(flatten)]
+    mir: MirArgs,
     #[command(flatten)]
     target: TargetArgs,
     /// Check the register allocation with the independent checker
@@ -255,13 +276,24 @@ fn main() -> ExitCode {
         Command::Dot(input) => Job::Print(input.arg, View::Dot),
         Command::Ir(input) => Job::Print(input.arg, View::Ir),
         Command::Eval(input) => Job::Eval(input.arg, input.loops, input.scheduled),
-        Command::Asm(input) => Job::Asm(input.target.clone(), input.check, input.stats),
-        Command::Obj(input) => Job::Obj(input.target.clone(), input.output.clone(), input.stats),
+        Command::Asm(input) => Job::Asm(
+            input.target.clone(),
+            input.check,
+            input.stats,
+            input.mir.clone(),
+        ),
+        Command::Obj(input) => Job::Obj(
+            input.target.clone(),
+            input.output.clone(),
+            input.stats,
+            input.mir.clone(),
+        ),
         Command::Run(input) => Job::Run {
             cpu: input.cpu.clone(),
             arg: input.arg,
             emulate: input.emulate || input.cpu != "x86_64_v2",
             steps: input.steps,
+            mir: input.mir.clone(),
         },
         Command::Fuzz(_) | Command::Legal(_) => unreachable!("returned above"),
     };
@@ -370,15 +402,16 @@ enum Job {
     Eval(i64, usize, bool),
     /// Compile it for a CPU and list the machine program (checked, with
     /// the spill counts).
-    Asm(TargetArgs, bool, bool),
+    Asm(TargetArgs, bool, bool, MirArgs),
     /// Compile it for a CPU and write the object to a file (`-`: stdout).
-    Obj(TargetArgs, String, bool),
+    Obj(TargetArgs, String, bool, MirArgs),
     /// Compile it for a CPU and run it.
     Run {
         cpu: String,
         arg: i64,
         emulate: bool,
         steps: u64,
+        mir: MirArgs,
     },
 }
 
@@ -407,7 +440,7 @@ impl Job {
                 let options = Options {
                     arg,
                     no_peephole,
-                    check_alloc: false,
+                    ..Options::default()
                 };
                 let compiled = compile(chapter, src, &options)?;
                 // Only the view asked for is computed.
@@ -432,33 +465,43 @@ impl Job {
                     status: 0,
                 })
             }
-            Job::Asm(target, check_alloc, stats) => {
+            Job::Asm(target, check_alloc, stats, mir) => {
                 let options = Options {
                     arg: None,
                     no_peephole,
                     check_alloc,
+                    print_after: mir.print_after,
+                    passes: mir.passes,
                 };
                 let compiled = simple::assemble(chapter, src, &options, &target.cpu, &target.abi)?;
                 Ok(Output {
                     stdout: compiled.asm().unwrap_or_default(),
                     binary: Vec::new(),
-                    stderr: spill_line(stats, compiled.as_ref(), chapter)?,
+                    stderr: with_mir_log(
+                        compiled.as_ref(),
+                        spill_line(stats, compiled.as_ref(), chapter)?,
+                    ),
                     show_graphs: compiled.show_graphs().to_vec(),
                     status: 0,
                 })
             }
-            Job::Obj(target, path, stats) => {
+            Job::Obj(target, path, stats, mir) => {
                 let options = Options {
                     arg: None,
                     no_peephole,
                     check_alloc: false,
+                    print_after: mir.print_after,
+                    passes: mir.passes,
                 };
                 encoding_chapter("obj", chapter)?;
                 let compiled = simple::assemble(chapter, src, &options, &target.cpu, &target.abi)?;
                 let bytes = compiled
                     .object()
                     .unwrap_or_else(|| Err(Failure::Usage("no object".into())))?;
-                let stderr = spill_line(stats, compiled.as_ref(), chapter)?;
+                let stderr = with_mir_log(
+                    compiled.as_ref(),
+                    spill_line(stats, compiled.as_ref(), chapter)?,
+                );
                 let binary = if path == "-" {
                     bytes
                 } else {
@@ -479,11 +522,14 @@ impl Job {
                 arg,
                 emulate,
                 steps,
+                mir,
             } => {
                 let options = Options {
                     arg: None,
                     no_peephole,
                     check_alloc: false,
+                    print_after: mir.print_after,
+                    passes: mir.passes,
                 };
                 encoding_chapter("run", chapter)?;
                 let compiled = simple::assemble(chapter, src, &options, &cpu, "SystemV")?;
@@ -511,7 +557,7 @@ impl Job {
                 Ok(Output {
                     stdout,
                     binary: Vec::new(),
-                    stderr,
+                    stderr: with_mir_log(compiled.as_ref(), stderr),
                     show_graphs: compiled.show_graphs().to_vec(),
                     status,
                 })
@@ -520,7 +566,7 @@ impl Job {
                 let options = Options {
                     arg: None,
                     no_peephole,
-                    check_alloc: false,
+                    ..Options::default()
                 };
                 let outcome = evaluate(chapter, src, &options, arg, loops, scheduled)?;
                 let (stdout, stderr, status) = match outcome {
@@ -563,6 +609,18 @@ fn encoding_chapter(command: &str, chapter: u32) -> Result<(), Failure> {
         )));
     }
     Ok(())
+}
+
+/// What the machine-IR passes logged (`--pass`, `--print-after`), before
+/// the command's own diagnostics.
+fn with_mir_log(compiled: &dyn simple::Driver, rest: Option<String>) -> Option<String> {
+    let log = compiled.mir_log().unwrap_or_default();
+    let log = log.trim_end_matches('\n');
+    match (log.is_empty(), rest) {
+        (true, rest) => rest,
+        (false, None) => Some(log.to_string()),
+        (false, Some(rest)) => Some(format!("{log}\n{rest}")),
+    }
 }
 
 /// `spills N weighted W`, when `--stats` asks for it.

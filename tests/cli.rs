@@ -464,3 +464,76 @@ fn a_closed_pipe_is_no_panic() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(out.status.success(), "{err}");
 }
+
+#[test]
+fn machine_ir_passes_print_after_a_hook_and_report_on_standard_error() {
+    let src = "int s = 0; for (int i = 0; i < arg; i++) s = s + i; return s;";
+    let plain = simple(&["asm", "--cpu", "arm", "-e", src]);
+    for cmd in ["asm", "obj", "run"] {
+        let mut args = vec![cmd, "--cpu", "x86_64_v2", "-e", src];
+        if cmd == "obj" {
+            args.extend(["-o", "-"]);
+        }
+        args.extend([
+            "--print-after",
+            "post_regalloc",
+            "--pass",
+            "block-inst-count",
+        ]);
+        let out = simple(&args);
+        assert_eq!(out.status.code(), Some(0), "{cmd}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.starts_with("# Machine IR after post_regalloc\nname: simple_main (x86_64_v2)\n"),
+            "{cmd}: {err}"
+        );
+        assert!(
+            err.contains("block-inst-count: simple_main bb.0 (L"),
+            "{cmd}: {err}"
+        );
+        assert!(
+            !stdout(&out).contains("Machine IR"),
+            "{cmd}: only the result on stdout"
+        );
+    }
+    // The examples change nothing of the result.
+    let with = simple(&[
+        "asm",
+        "--cpu",
+        "arm",
+        "-e",
+        src,
+        "--pass",
+        "self-move-elim",
+        "--pass",
+        "block-inst-count",
+    ]);
+    assert_eq!(stdout(&with), stdout(&plain));
+    let run = simple(&["run", "-e", src, "--arg", "10", "--pass", "self-move-elim"]);
+    assert_eq!(stdout(&run), "45\n");
+    // Bad names and old chapters are a bad command line.
+    let hook = simple(&["asm", "-e", src, "--print-after", "final_verify"]);
+    assert_eq!(hook.status.code(), Some(2));
+    assert!(
+        stderr(&hook).contains("unknown hook 'final_verify'"),
+        "{}",
+        stderr(&hook)
+    );
+    let pass = simple(&["obj", "-e", src, "-o", "-", "--pass", "nope"]);
+    assert_eq!(pass.status.code(), Some(2));
+    assert!(
+        stderr(&pass).contains("the passes are self-move-elim, block-inst-count"),
+        "{}",
+        stderr(&pass)
+    );
+    let old = simple(&[
+        "asm",
+        "--chapter",
+        "20",
+        "-e",
+        src,
+        "--print-after",
+        "final",
+    ]);
+    assert_eq!(old.status.code(), Some(2));
+}

@@ -18,6 +18,7 @@ use crate::error::Error;
 use crate::graph::{Graph, NodeId};
 use crate::mach::legalize::Stats;
 use crate::mach::Target;
+use crate::mir::Hook;
 use crate::node;
 use crate::parser::Parser;
 use crate::types::TypeId;
@@ -60,6 +61,9 @@ pub struct CodeGen {
     pub coalesce: bool,
     /// Chapter 21: the machine code, once `encode` ran.
     pub encoded: Option<crate::encode::Encoded>,
+    /// Machine-IR passes at the pipeline's hooks, and what they logged
+    /// ([`crate::mir`]).
+    pub mir: crate::mir::Pipeline,
 }
 
 impl CodeGen {
@@ -80,6 +84,7 @@ impl CodeGen {
             check_alloc: false,
             coalesce: true,
             encoded: None,
+            mir: crate::mir::Pipeline::default(),
         }
     }
 
@@ -157,6 +162,7 @@ impl CodeGen {
         self.ideal = Some((ideal, stop));
         self.stop = Some(selected.stop);
         self.target = Some(target);
+        crate::mir::run_hook(self, Hook::PostIsel)?;
         Ok(self)
     }
 
@@ -168,10 +174,12 @@ impl CodeGen {
         };
         let rules = crate::cpu::rules(target.cpu);
         self.legalized = Some(crate::mach::legalize::legalize(&mut self.graph, &rules)?);
+        crate::mir::run_hook(self, Hook::PostLegalize)?;
         Ok(self)
     }
 
     pub fn gcm(&mut self) -> Result<&mut Self, Error> {
+        crate::mir::run_hook(self, Hook::PreScheduler)?;
         let stop = self.stop();
         self.schedule = Some(crate::gcm::global_code_motion(&mut self.graph, stop));
         Ok(self)
@@ -179,6 +187,7 @@ impl CodeGen {
 
     pub fn local_sched(&mut self) -> Result<&mut Self, Error> {
         self.local = Some(crate::list_sched::local_schedule(&self.graph));
+        crate::mir::run_hook(self, Hook::PostScheduler)?;
         Ok(self)
     }
 
@@ -186,17 +195,21 @@ impl CodeGen {
     /// `local_sched` on a selected program. Splits go into the graph and
     /// the local schedule; the locations into `alloc`.
     pub fn reg_alloc(&mut self) -> Result<&mut Self, Error> {
-        let (Some(target), Some(s), Some(local)) =
-            (self.target, self.schedule.as_ref(), self.local.as_mut())
-        else {
+        if self.target.is_none() || self.schedule.is_none() || self.local.is_none() {
             return Err(Error::new(
                 "reg_alloc needs inst_select, gcm and local_sched first",
                 0,
             ));
-        };
+        }
         if self.alloc.is_some() {
             return Err(Error::new("registers are allocated once", 0));
         }
+        crate::mir::run_hook(self, Hook::PreRegalloc)?;
+        let (Some(target), Some(s), Some(local)) =
+            (self.target, self.schedule.as_ref(), self.local.as_mut())
+        else {
+            return Err(Error::new("reg_alloc lost its schedule", 0));
+        };
         let alloc = crate::regalloc::allocate(&mut self.graph, s, local, target, self.coalesce)?;
         if cfg!(debug_assertions) || self.check_alloc {
             crate::regalloc::checker::check(&self.graph, local, target, &alloc).map_err(|e| {
@@ -207,6 +220,7 @@ impl CodeGen {
             })?;
         }
         self.alloc = Some(alloc);
+        crate::mir::run_hook(self, Hook::PostRegalloc)?;
         Ok(self)
     }
 
@@ -215,7 +229,12 @@ impl CodeGen {
         if self.alloc.is_none() {
             return Err(Error::new("encode needs reg_alloc first", 0));
         }
+        crate::mir::run_hook(self, Hook::PostPrologEpilog)?;
+        crate::mir::run_hook(self, Hook::Preemit)?;
         self.encoded = Some(crate::encode::encode(self)?);
+        crate::mir::run_hook(self, Hook::Final)?;
+        // Sealed: always runs, whatever passes are registered.
+        crate::mir::final_verify(self)?;
         Ok(self)
     }
 

@@ -38,6 +38,7 @@ pub mod iter;
 pub mod lexer;
 pub mod list_sched;
 pub mod mach;
+pub mod mir;
 pub mod node;
 pub mod parser;
 pub mod pmap;

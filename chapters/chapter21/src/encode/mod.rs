@@ -472,7 +472,11 @@ pub fn encode(code: &CodeGen) -> Result<Encoded, Error> {
 /// known by its name, and the first of several of one name takes it
 /// (the others, and functions without a name, get `name.N`, N the
 /// number of their Fun node, and stay local: C could not name them).
-fn symbol_name(g: &Graph, f: NodeId, taken: &mut rustc_hash::FxHashSet<String>) -> (String, bool) {
+pub(crate) fn symbol_name(
+    g: &Graph,
+    f: NodeId,
+    taken: &mut rustc_hash::FxHashSet<String>,
+) -> (String, bool) {
     let label = fun::label(g, f);
     let name = if label == "main" {
         "simple_main".to_string()
