@@ -299,3 +299,24 @@ return r;";
     let got = chapter21::run::native(program, code.returns(), &[1]).unwrap();
     assert_eq!(got, ["2"]);
 }
+
+/// Fuzz seed 24598: a constant stored into a narrow field is written as
+/// its low bytes; the immediate of x86's `movb` holds 65529 as -7.
+#[test]
+fn a_wide_constant_stored_into_a_byte_field_is_its_low_byte() {
+    let src = "struct S { u8 b; };
+val get = { S s -> return s.b; };
+S !s = new S;
+S !t = new S;
+u16 v = -(-(-7));
+for (int i = 0; i < 4; i += 1) { s.b = v; }
+return get(arg ? s : t);";
+    for abi in ["SystemV", "Win64"] {
+        let code = encode(src, "x86_64_v2", abi);
+        assert!(code.encoded.is_some(), "{abi}");
+    }
+    let code = encode(src, "x86_64_v2", "SystemV");
+    let program = &code.encoded.as_ref().unwrap().program;
+    let got = chapter21::run::native(program, code.returns(), &[1]).unwrap();
+    assert_eq!(got, ["249"]);
+}

@@ -482,7 +482,13 @@ fn store(g: &Graph, n: NodeId) -> Pattern {
     let [ctrl, mem, base, idx] = address(g, n, &mut m);
     if let Some(c) = int_con(g, value).filter(|&c| i32::try_from(c).is_ok()) {
         m.op = Op::StoreI;
-        m.imm2 = c;
+        // Only the field's bytes are written: `movb` of 65529 into a
+        // `u8` writes 0xf9, an immediate `movb` holds as -7.
+        m.imm2 = match size {
+            1 => c as i8 as i64,
+            2 => c as i16 as i64,
+            _ => c,
+        };
         return Pattern::one(m, vec![ctrl, mem, base, In::None, idx], g.ty(n));
     }
     if lt == LType::F32 {
