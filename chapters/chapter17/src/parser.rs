@@ -1560,6 +1560,11 @@ impl<'a> Parser<'a> {
                 self.store(&name, alias, declared, at, expr, off, sum);
                 self.graph.unkeep(load);
             }
+            // The value outlives the object and offset it was read
+            // through: killing them may free a constant that the load
+            // folded to as well (`a[(0 >= x)*i]` of a new `flt` array: the
+            // index's `0.0` is the element's zero, found again).
+            self.graph.keep(load);
             self.graph.unkeep(expr);
             if self.graph.is_unused(expr) {
                 self.graph.kill(expr);
@@ -1568,7 +1573,7 @@ impl<'a> Parser<'a> {
             if self.graph.is_unused(off) {
                 self.graph.kill(off);
             }
-            expr = load;
+            expr = self.graph.unkeep(load);
         }
     }
 

@@ -1973,6 +1973,11 @@ impl<'a> Parser<'a> {
                     value = sum;
                 }
             }
+            // The value outlives the object and offset it was read
+            // through: killing them may free a constant that the load
+            // folded to as well (`a[(0 >= x)*i]` of a new `flt` array: the
+            // index's `0.0` is the element's zero, found again).
+            self.graph.keep(value);
             self.graph.unkeep(expr);
             if self.graph.is_unused(expr) {
                 self.graph.kill(expr);
@@ -1981,7 +1986,7 @@ impl<'a> Parser<'a> {
             if self.graph.is_unused(off) {
                 self.graph.kill(off);
             }
-            expr = value;
+            expr = self.graph.unkeep(value);
         }
     }
 

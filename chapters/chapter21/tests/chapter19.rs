@@ -847,3 +847,21 @@ return 0;";
         .and_then(|c| c.type_check())
         .unwrap();
 }
+
+/// Fuzz seed 28624: the index's `0.0` (of `0 >= p.f2`) and the zero the
+/// load of a new `flt` array folds to are one constant; killing the dead
+/// offset killed it while it was the load's value, and the `+ 1` after
+/// it was made an int Add of a dead node (`Cannot 'Add' 0.0f` once
+/// optimized).
+#[test]
+fn test_a_loaded_constant_outlives_its_offset() {
+    let src = "struct S0 { flt f2 = 1.5; };
+val g0 = { int n1 -> };
+S0 !p14 = new S0;
+g0(arg);
+flt[] !a17 = new flt[4];
+p14.f2 = -0 + (a17[((0 >= p14.f2) * arg) & 3] + 1);";
+    let code = compile(src);
+    assert_eq!(code.print(), "return 1.0f;");
+    assert_shows(&code, 3, "1.0");
+}
