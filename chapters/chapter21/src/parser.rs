@@ -2046,9 +2046,14 @@ impl<'a> Parser<'a> {
         // that pass, and its evaluator then fails). Dead code is checked
         // too, as Simple's chapter 18 does: a field read there is a load
         // like any other (chapters 16 and 17 made it `Top`).
+        // Chapter 19: but a constructor that sets a field to `Top` set it
+        // to a value never computed: that of a call control never
+        // reaches (or of a load after one), in code that never runs.
+        // (Until it is set, a field that must be is `Bottom`.)
         for (idx, &v) in values.iter().enumerate() {
             let t = self.graph.ty(v);
-            if t == Types::BOTTOM || t == Types::TOP {
+            let set_in_dead_code = t == Types::TOP && block;
+            if (t == Types::BOTTOM || t == Types::TOP) && !set_in_dead_code {
                 let fname = self.graph.types.field_name(info.ty, idx);
                 return Err(Error::new(
                     format!(
